@@ -1,0 +1,60 @@
+/// What the converter does with each document.
+public enum Mode: String, Sendable, CaseIterable {
+  /// Synthesize a top-level `_attachments` entry for every blob (CBL 2 → Sync Gateway).
+  case push
+  /// Remove the `_attachments` entries that match a blob by digest (Sync Gateway → CBL 2).
+  case pull
+  /// Write one NDJSON row per attachment, blob or legacy, instead of the documents.
+  case list
+  /// Write one NDJSON finding per problem Sync Gateway would refuse or conversion would lose.
+  case check
+}
+
+/// How push names the `_attachments` entries it makes.
+public enum Naming: String, Sendable, CaseIterable {
+  /// `$` plus one `.key` or `[index]` step per level: `$.photos.gallery[2]` (the design's form).
+  case jsonpath
+  /// `blob_` plus the RFC 6901 JSON Pointer, with `stub` and `revpos` added, as Couchbase Lite
+  /// 2.1 and later send it: `blob_/photos/gallery/2`.
+  case litecore
+}
+
+/// How documents are framed in the input and the output.
+public enum Framing: String, Sendable, CaseIterable {
+  /// Whitespace-separated JSON values (NDJSON, concatenated or pretty-printed); one compact
+  /// document per output line.
+  case lines
+  /// One JSON array of documents (`cbexport json --format list`); the output is one array again,
+  /// one element per line.
+  case list
+}
+
+/// Everything that decides how a stream is converted.
+public struct ConversionOptions: Sendable, Equatable {
+  public var mode: Mode
+  public var naming: Naming
+  /// The `revpos` written in `litecore` naming; `nil` takes the generation of the document's
+  /// `_rev`, or 1 when it has none.
+  public var revpos: Int?
+  public var framing: Framing
+  /// Report a bad document and go on with the next one, instead of stopping.
+  public var keepGoing: Bool
+  /// Treat warnings (a blob without a digest) as errors that reject the document.
+  public var strict: Bool
+
+  public init(
+    mode: Mode, naming: Naming = .jsonpath, revpos: Int? = nil, framing: Framing = .lines,
+    keepGoing: Bool = false, strict: Bool = false
+  ) {
+    self.mode = mode
+    self.naming = naming
+    self.revpos = revpos
+    self.framing = framing
+    self.keepGoing = keepGoing
+    self.strict = strict
+  }
+
+  /// Whether a bad document is skipped (reported) rather than ending the run. `--check` always
+  /// reads the whole input.
+  var continuesAfterBadDocument: Bool { keepGoing || mode == .check }
+}

@@ -1,0 +1,48 @@
+import Glibc
+
+extension ScanState {
+  /// Counts lines up to input offset `target` (never backwards).
+  mutating func advanceLines(to target: Int) {
+    guard target > lineCursor else { return }
+    var position = lineCursor
+    while position < target,
+      let found = memchr(input + position, 0x0A, target - position)
+    {
+      let newline = input.distance(to: found.assumingMemoryBound(to: UInt8.self))
+      lineAtCursor += 1
+      lineStartAtCursor = newline + 1
+      position = newline + 1
+    }
+    lineCursor = target
+  }
+
+  /// Moves the line cursor back to a point already counted: the start of the current document's
+  /// line, so a re-parse from an earlier line counts again from there.
+  mutating func rewindLines(toDocumentStart: Void = ()) {
+    lineCursor = documentLineStart
+    lineAtCursor = documentLine
+    lineStartAtCursor = documentLineStart
+  }
+
+  /// Line and column (1-based; the column in Unicode scalars) of input offset `offset`, which
+  /// must not be before the current document's line.
+  func location(ofInput offset: Int) -> (line: Int, column: Int) {
+    var line = documentLine
+    var lineStart = documentLineStart
+    if offset < lineStart { return (line, 1) }
+    var position = lineStart
+    while position < offset, let found = memchr(input + position, 0x0A, offset - position) {
+      let newline = input.distance(to: found.assumingMemoryBound(to: UInt8.self))
+      line += 1
+      lineStart = newline + 1
+      position = newline + 1
+    }
+    var column = 1
+    var index = lineStart
+    while index < offset {
+      if input[index] & 0xC0 != 0x80 { column += 1 }
+      index += 1
+    }
+    return (line, column)
+  }
+}

@@ -1,0 +1,409 @@
+import CYajl
+import Glibc
+
+/// How far an input got.
+public enum InputOutcome: Sendable, Equatable {
+  /// Every document was read (some may have been rejected with `--keep-going`).
+  case completed
+  /// A bad document stopped the run (no `--keep-going`); everything before it was written.
+  case stopped
+  /// The input's framing is broken beyond recovery (malformed `--format list` array); the rest
+  /// of this input was not read.
+  case abandoned
+}
+
+/// The streaming converter for one thread: bytes in, converted documents, rejected documents and
+/// diagnostics out, in one pass with memory bounded by the largest document.
+///
+/// Feed it an input's bytes in chunks of any size with ``feed(_:)`` (or read straight into it
+/// with ``read(from:maximum:)``), then call ``endInput()``; take results with ``takeOutput(_:)``,
+/// ``takeRejects(_:)`` and ``takeDiagnostics()`` between calls.
+final class ConversionEngine {
+  let options: ConversionOptions
+  /// Feed yajl one line at a time (for `--unbuffered`), so each document is out as soon as its
+  /// line is in.
+  var lineAtATime = false
+
+  private var input = ByteBuffer(capacity: 1 << 19)
+  private let state: UnsafeMutablePointer<ScanState>
+  private let callbacks: UnsafeMutablePointer<yajl_callbacks>
+  private var parser: YajlParser
+  /// Bytes before this offset have been given to yajl.
+  private var parsePosition = 0
+  /// Where the last newline-scan stopped (everything before it has no newline past `parsePosition`).
+  private var newlineScan = 0
+  /// A new input's first bytes, until we know whether they are a byte-order mark.
+  private var checkingByteOrderMark = true
+  /// Error position of the last malformed document, for the resume rule.
+  private var lastErrorOffset = -1
+  /// While skipping a malformed document's rest: where to look for the next line start.
+  private var resyncScan: Int? = nil
+  private(set) var outcome: InputOutcome = .completed
+
+  init(options: ConversionOptions) {
+    self.options = options
+    state = .allocate(capacity: 1)
+    callbacks = .allocate(capacity: 1)
+    callbacks.initialize(to: ScanCallbacks.make())
+    state.initialize(to: ScanState(options: options, input: input.base))
+    parser = YajlParser(callbacks: callbacks, context: UnsafeMutableRawPointer(state), validateUTF8: true)
+    state.pointee.handle = parser.handle
+  }
+
+  deinit {
+    state.pointee.deallocate()
+    state.deinitialize(count: 1)
+    state.deallocate()
+    callbacks.deallocate()
+    input.deallocate()
+  }
+
+  var statistics: Statistics {
+    get { state.pointee.statistics }
+    set { state.pointee.statistics = newValue }
+  }
+
+  // MARK: Input
+
+  /// Appends `bytes` of the current input and converts every complete line.
+  func feed(_ bytes: UnsafeRawBufferPointer) {
+    guard outcome == .completed, bytes.count > 0 else { return }
+    makeRoom(for: bytes.count)
+    input.append(bytes)
+    statistics.bytesIn += bytes.count
+    parseAvailable(final: false)
+  }
+
+  /// Reads up to `maximum` bytes from `descriptor` into the input and converts every complete
+  /// line. Returns the number of bytes read (0 at end of file).
+  func read(from descriptor: Int32, maximum: Int, name: String = "") throws(IOError) -> Int {
+    makeRoom(for: maximum)
+    while true {
+      let count = Glibc.read(descriptor, input.base + input.count, maximum)
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw IOError(operation: .read, code: errno, target: name)
+      }
+      guard outcome == .completed else { return count }
+      input.count += count
+      statistics.bytesIn += count
+      if count > 0 { parseAvailable(final: false) }
+      return count
+    }
+  }
+
+  /// The current input has ended: converts what is left, reports a truncated document, gets
+  /// ready for the next input and returns how this one went.
+  func finishReading() -> InputOutcome {
+    endInput()
+    return outcome
+  }
+
+  /// The current input has ended: converts what is left and reports a truncated document.
+  func endInput() {
+    if outcome == .completed {
+      if input.count > parsePosition && input.base[input.count - 1] != 0x0A {
+        // A final newline lets yajl end a number that ends the input.
+        input.append(0x0A)
+      }
+      parseAvailable(final: true)
+    }
+    if outcome == .completed { finishInput() }
+    startNextInput()
+  }
+
+  /// Makes `count` bytes of room at the end of the input buffer, first discarding what no
+  /// longer needs to be kept (everything before the current document's line).
+  private func makeRoom(for count: Int) {
+    if input.count + count > input.capacity {
+      var keepFrom = min(parsePosition, state.pointee.previousEnd)
+      if let resyncScan { keepFrom = min(keepFrom, resyncScan) }
+      if state.pointee.inDocument { keepFrom = min(keepFrom, state.pointee.documentLineStart) }
+      state.pointee.advanceLines(to: keepFrom)
+      keepFrom = min(keepFrom, state.pointee.lineStartAtCursor)
+      if keepFrom > 0 {
+        input.removeFirst(keepFrom)
+        parsePosition -= keepFrom
+        newlineScan = max(newlineScan - keepFrom, parsePosition)
+        if lastErrorOffset >= 0 { lastErrorOffset -= keepFrom }
+        if let scan = resyncScan { resyncScan = scan - keepFrom }
+        state.pointee.shiftInput(by: keepFrom)
+      }
+      input.reserve(count)
+      state.pointee.input = input.base
+    }
+  }
+
+  // MARK: Parsing
+
+  /// Gives yajl every complete line (or, at the end, everything) not yet parsed.
+  private func parseAvailable(final: Bool) {
+    if checkingByteOrderMark {
+      guard input.count - parsePosition >= 3 || final else { return }
+      checkingByteOrderMark = false
+      if input.count - parsePosition >= 3 && input.base[parsePosition] == 0xEF
+        && input.base[parsePosition + 1] == 0xBB && input.base[parsePosition + 2] == 0xBF
+      {
+        parsePosition += 3
+        state.pointee.previousEnd = parsePosition
+        state.pointee.lineCursor = parsePosition
+        state.pointee.lineStartAtCursor = parsePosition
+        newlineScan = parsePosition
+      }
+    }
+    while outcome == .completed {
+      if resyncScan != nil && !resync(final: final) { return }
+      let end: Int
+      if final {
+        end = input.count
+      } else if let lineEnd = lastLineEnd() {
+        end = lineEnd
+      } else {
+        return
+      }
+      guard end > parsePosition else { return }
+      parse(upTo: end)
+    }
+  }
+
+  /// One past the last newline after `parsePosition` (the first one, one line at a time).
+  private func lastLineEnd() -> Int? {
+    if lineAtATime {
+      guard input.count > parsePosition,
+        let found = memchr(input.base + parsePosition, 0x0A, input.count - parsePosition)
+      else { return nil }
+      return input.base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
+    }
+    let from = max(parsePosition, newlineScan)
+    guard input.count > from else { return nil }
+    newlineScan = input.count
+    var index = input.count - 1
+    while index >= from {
+      if input.base[index] == 0x0A { return index + 1 }
+      index -= 1
+    }
+    return nil
+  }
+
+  private func parse(upTo end: Int) {
+    let chunk = input.base + parsePosition
+    let length = end - parsePosition
+    state.pointee.input = input.base
+    state.pointee.chunkBase = parsePosition
+    let status = parser.parse(chunk, count: length)
+    switch status {
+    case .ok:
+      parsePosition = end
+    case .cancelled:
+      let scan = state.pointee
+      if scan.stopRequested {
+        outcome = .stopped
+      } else if scan.fatal {
+        outcome = .abandoned
+      } else if let problem = scan.lexicalProblem {
+        state.pointee.lexicalProblem = nil
+        malformed(at: problem.offset, message: problem.message, final: end == input.count)
+      }
+    case .error:
+      let offset = parsePosition + parser.bytesConsumed
+      let message = Self.describe(parser.errorMessage(for: chunk, count: length))
+      malformed(at: min(offset, input.count), message: message, final: end == input.count)
+    }
+  }
+
+  /// Turns yajl's wording into this tool's.
+  static func describe(_ yajlMessage: String) -> String {
+    var text = yajlMessage
+    for prefix in ["lexical error: ", "parse error: "] where text.hasPrefix(prefix) {
+      text.removeFirst(prefix.count)
+    }
+    if text.hasSuffix(".") { text.removeLast() }
+    switch text {
+    case "invalid bytes in UTF8 string": return "malformed JSON: invalid UTF-8 in a string"
+    case "invalid char in json text": return "malformed JSON: invalid character"
+    case "client cancelled parse": return "malformed JSON"
+    default: return "malformed JSON: " + text
+    }
+  }
+
+  // MARK: Malformed input
+
+  /// Reports malformed JSON found at input offset `offset`, then stops or resumes.
+  private func malformed(at offset: Int, message: String, final: Bool) {
+    var start: Int
+    let scan = state
+    if scan.pointee.inDocument {
+      start = scan.pointee.documentStart
+    } else {
+      start = scan.pointee.previousEnd
+      while start < offset, [0x20, 0x0A, 0x0D, 0x09, 0x2C].contains(input.base[start]) { start += 1 }
+      scan.pointee.beginDocument(at: min(start, offset))
+      start = scan.pointee.documentStart
+    }
+    var problemMessage = message
+    if offset >= input.count || (final && offset >= input.count - 1) {
+      problemMessage = "malformed JSON: truncated document (the input ends inside it)"
+    }
+    report(malformedAt: offset, message: problemMessage)
+    replaceParser()
+    guard options.continuesAfterBadDocument else {
+      outcome = .stopped
+      return
+    }
+    guard options.framing == .lines else {
+      outcome = .abandoned
+      return
+    }
+    // Resume on the first line after the document's first line that starts with `{`; after a
+    // resumed parse failed again, only past the line of the error (so nothing is parsed twice
+    // more than once).
+    let reparsing = lastErrorOffset >= 0 && start < lastErrorOffset
+    lastErrorOffset = max(offset, lastErrorOffset)
+    rejectStart = start
+    resyncScan = reparsing ? offset : start
+    parsePosition = start
+    _ = resync(final: final)
+  }
+
+  /// Start of the text to save in `--rejects` for the document being skipped.
+  private var rejectStart = 0
+
+  /// Looks for the line to resume at; returns true when parsing can go on.
+  private func resync(final: Bool) -> Bool {
+    guard var position = resyncScan else { return true }
+    while true {
+      guard let found = memchr(input.base + position, 0x0A, input.count - position) else { break }
+      let lineStart = input.base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
+      position = lineStart
+      if lineStart < input.count && input.base[lineStart] == UInt8(ascii: "{") {
+        finishReject(upTo: lineStart)
+        return true
+      }
+      if lineStart >= input.count { break }
+    }
+    if final {
+      finishReject(upTo: input.count)
+      return true
+    }
+    // Keep the partial last line to look at its first byte when more arrives.
+    resyncScan = max(position - 1, rejectStart)
+    return false
+  }
+
+  private func finishReject(upTo end: Int) {
+    resyncScan = nil
+    var text = UnsafeBufferPointer(start: input.base + rejectStart, count: end - rejectStart)
+    while let last = text.last, last == 0x0A || last == 0x0D || last == 0x20 || last == 0x09 {
+      text = UnsafeBufferPointer(rebasing: text.dropLast())
+    }
+    state.pointee.rejects.append(UnsafeRawBufferPointer(text))
+    state.pointee.rejects.append(0x0A)
+    parsePosition = end
+    newlineScan = end
+    state.pointee.resetDocument()
+    state.pointee.previousEnd = end
+    state.pointee.advanceLines(to: min(end, max(state.pointee.lineCursor, end)))
+  }
+
+  private func report(malformedAt offset: Int, message: String) {
+    let scan = state
+    scan.pointee.statistics.documents += 1
+    let problem = PendingProblem(
+      kind: .malformedJSON, severity: .error,
+      inputOffset: offset - scan.pointee.documentStart, message: message, pointer: "")
+    if options.mode == .check {
+      scan.pointee.statistics.errors += 1
+      scan.pointee.appendFinding(problem: problem.kind.rawValue, pointer: "", detail: message)
+    } else {
+      scan.pointee.statistics.errors += 1
+      scan.pointee.diagnostics.append(scan.pointee.makeDiagnostic(problem))
+    }
+  }
+
+  private func replaceParser() {
+    parser = YajlParser(callbacks: callbacks, context: UnsafeMutableRawPointer(state), validateUTF8: true)
+    state.pointee.handle = parser.handle
+    state.pointee.frames.removeAll()
+  }
+
+  /// End of input with everything parsed: a document still open was cut short.
+  private func finishInput() {
+    let scan = state
+    if scan.pointee.inDocument {
+      let end = input.count
+      report(malformedAt: end, message: "malformed JSON: truncated document (the input ends inside it)")
+      if !options.continuesAfterBadDocument {
+        outcome = .stopped
+      } else if options.framing == .lines {
+        rejectStart = scan.pointee.documentStart
+        finishReject(upTo: end)
+      } else {
+        outcome = .abandoned
+      }
+      return
+    }
+    if options.framing == .list && scan.pointee.frames.count > 0 {
+      scan.pointee.beginDocument(at: input.count)
+      report(malformedAt: input.count, message: "malformed JSON: truncated list (the input ends inside the array)")
+      outcome = options.continuesAfterBadDocument ? .abandoned : .stopped
+      return
+    }
+    if parser.complete() == .error {
+      scan.pointee.beginDocument(at: input.count)
+      report(malformedAt: input.count, message: "malformed JSON: truncated document (the input ends inside it)")
+      outcome = options.continuesAfterBadDocument ? .abandoned : .stopped
+    }
+  }
+
+  /// Gets ready for the next input: fresh parser, positions and buffer (results are kept).
+  private func startNextInput() {
+    replaceParser()
+    input.count = 0
+    input.shrink(ifAbove: 1 << 22)
+    parsePosition = 0
+    newlineScan = 0
+    checkingByteOrderMark = true
+    lastErrorOffset = -1
+    resyncScan = nil
+    state.pointee.resetInput()
+    state.pointee.input = input.base
+  }
+
+  /// Clears the outcome so that a later input can be read (after an abandoned one).
+  func resetOutcome() { outcome = .completed }
+
+  // MARK: Results
+
+  /// Hands over the converted text produced so far (whole documents only) and clears it.
+  func takeOutput<Failure: Error>(_ body: (UnsafeRawBufferPointer) throws(Failure) -> Void) throws(Failure) {
+    defer {
+      state.pointee.output.count = 0
+      state.pointee.output.shrink(ifAbove: 1 << 22)
+    }
+    return try body(UnsafeRawBufferPointer(state.pointee.output.bytes))
+  }
+
+  var pendingOutputCount: Int { state.pointee.output.count }
+
+  /// Hands over the original text of rejected documents so far and clears it.
+  func takeRejects<Failure: Error>(_ body: (UnsafeRawBufferPointer) throws(Failure) -> Void) throws(Failure) {
+    defer { state.pointee.rejects.count = 0 }
+    return try body(UnsafeRawBufferPointer(state.pointee.rejects.bytes))
+  }
+
+  /// Hands over the diagnostics so far and clears them.
+  func takeDiagnostics() -> [Diagnostic] {
+    guard !state.pointee.diagnostics.isEmpty else { return [] }
+    defer { state.pointee.diagnostics.removeAll() }
+    return state.pointee.diagnostics
+  }
+
+  /// Closes `--format list` output: writes the array's end (and its start, if no input had one).
+  func finishOutput() {
+    guard options.framing == .list, options.mode == .push || options.mode == .pull else { return }
+    let scan = state
+    if !scan.pointee.listOpened { scan.pointee.output.append(UInt8(ascii: "[")) }
+    scan.pointee.output.append("\n]\n")
+    scan.pointee.listOpened = true
+  }
+}

@@ -1,0 +1,93 @@
+import Glibc
+
+/// Converts whole inputs (files, pipes, standard input) to an output descriptor.
+///
+/// ```swift
+/// let converter = StreamConverter(
+///   options: ConversionOptions(mode: .push), output: FileDescriptorSink(descriptor: 1))
+/// converter.diagnosticHandler = { diagnostic, input in print(diagnostic.formatted(inputName: input)) }
+/// let outcome = try converter.convert(descriptor: 0, name: "<stdin>")
+/// try converter.finish()
+/// ```
+///
+/// Output only ever holds whole documents; it is written when 64 KiB have gathered, at the end,
+/// and with ``unbuffered`` after every document.
+public final class StreamConverter {
+  public let options: ConversionOptions
+  public let output: FileDescriptorSink
+  /// Where rejected documents' original text goes (`--rejects`), if anywhere.
+  public var rejects: FileDescriptorSink?
+  /// Called for every warning and error, with the name of the input it is in.
+  public var diagnosticHandler: (Diagnostic, String) -> Void = { _, _ in }
+  /// Called after each read with the bytes read so far from the current input.
+  public var progressHandler: ((Int, Statistics) -> Void)? = nil
+  /// Write each document as soon as it is converted (for `tail -f` pipelines).
+  public var unbuffered = false
+  /// Bytes asked of each `read(2)`; tests set tiny sizes to split documents anywhere.
+  public var readSize = 1 << 18
+
+  private let engine: ConversionEngine
+  private var currentInput = "<stdin>"
+
+  public init(options: ConversionOptions, output: FileDescriptorSink) {
+    self.options = options
+    self.output = output
+    engine = ConversionEngine(options: options)
+  }
+
+  /// Counters so far.
+  public var statistics: Statistics { engine.statistics }
+
+  /// Converts everything readable from `descriptor`, named `name` in messages.
+  public func convert(descriptor: Int32, name: String) throws(IOError) -> InputOutcome {
+    currentInput = name
+    engine.lineAtATime = unbuffered
+    engine.resetOutcome()
+    var total = 0
+    while true {
+      let count = try engine.read(from: descriptor, maximum: readSize, name: name)
+      total += count
+      try deliver(final: count == 0)
+      progressHandler?(total, engine.statistics)
+      if count == 0 || engine.outcome != .completed { break }
+    }
+    let outcome = engine.finishReading()
+    try deliver(final: true)
+    return outcome
+  }
+
+  /// Converts bytes already in memory as one input named `name`.
+  public func convert(bytes: UnsafeRawBufferPointer, name: String) throws(IOError) -> InputOutcome {
+    currentInput = name
+    engine.lineAtATime = unbuffered
+    engine.resetOutcome()
+    var offset = 0
+    while offset < bytes.count && engine.outcome == .completed {
+      let length = min(readSize, bytes.count - offset)
+      engine.feed(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length]))
+      offset += length
+      try deliver(final: false)
+    }
+    let outcome = engine.finishReading()
+    try deliver(final: true)
+    return outcome
+  }
+
+  /// Ends the run: closes `--format list` output and writes what is left.
+  public func finish() throws(IOError) {
+    engine.finishOutput()
+    try deliver(final: true)
+  }
+
+  private func deliver(final: Bool) throws(IOError) {
+    for diagnostic in engine.takeDiagnostics() { diagnosticHandler(diagnostic, currentInput) }
+    if let rejects {
+      try engine.takeRejects { bytes throws(IOError) in try rejects.write(bytes) }
+    } else {
+      engine.takeRejects { _ in }
+    }
+    if final || unbuffered || engine.pendingOutputCount >= 1 << 16 {
+      try engine.takeOutput { bytes throws(IOError) in try output.write(bytes) }
+    }
+  }
+}

@@ -1,0 +1,174 @@
+/// A growable byte buffer with manual memory management.
+///
+/// The engine keeps its input, its output and its scratch text in `ByteBuffer`s so that the
+/// per-token path never touches reference counting or copy-on-write checks. The owner calls
+/// ``deallocate()`` exactly once.
+struct ByteBuffer {
+  private(set) var base: UnsafeMutablePointer<UInt8>
+  /// Number of bytes in use.
+  var count: Int
+  private(set) var capacity: Int
+
+  init(capacity: Int = 4096) {
+    let size = max(capacity, 16)
+    base = .allocate(capacity: size)
+    count = 0
+    self.capacity = size
+  }
+
+  func deallocate() { base.deallocate() }
+
+  /// Makes room for at least `extra` more bytes. Growth is by half again, not doubling, so that a
+  /// single huge document costs little more than its own size.
+  @inline(__always)
+  mutating func reserve(_ extra: Int) {
+    if count + extra > capacity { grow(to: count + extra) }
+  }
+
+  @inline(never)
+  private mutating func grow(to needed: Int) {
+    var newCapacity = capacity + capacity / 2
+    if newCapacity < needed { newCapacity = needed + needed / 4 }
+    let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+    newBase.update(from: base, count: count)
+    base.deallocate()
+    base = newBase
+    capacity = newCapacity
+  }
+
+  /// Releases memory above `limit` bytes of capacity when the buffer is empty enough to allow it,
+  /// so that one huge document does not pin its memory for the rest of the stream.
+  mutating func shrink(ifAbove limit: Int) {
+    guard capacity > limit, count <= limit else { return }
+    let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: limit)
+    newBase.update(from: base, count: count)
+    base.deallocate()
+    base = newBase
+    capacity = limit
+  }
+
+  @inline(__always)
+  mutating func append(_ byte: UInt8) {
+    reserve(1)
+    base[count] = byte
+    count += 1
+  }
+
+  @inline(__always)
+  mutating func append(_ bytes: UnsafePointer<UInt8>, count length: Int) {
+    guard length > 0 else { return }
+    reserve(length)
+    (base + count).update(from: bytes, count: length)
+    count += length
+  }
+
+  mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    guard let start = bytes.baseAddress, bytes.count > 0 else { return }
+    append(start.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+  }
+
+  mutating func append(_ text: StaticString) {
+    append(text.utf8Start, count: text.utf8CodeUnitCount)
+  }
+
+  mutating func append(_ text: String) {
+    var text = text
+    text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+  }
+
+  /// Appends a non-negative or negative integer in decimal.
+  mutating func appendDecimal(_ value: Int) {
+    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    withUnsafeMutableBytes(of: &digits) { scratch in
+      var magnitude = value.magnitude
+      var position = scratch.count
+      repeat {
+        position -= 1
+        scratch[position] = UInt8(truncatingIfNeeded: 48 + magnitude % 10)
+        magnitude /= 10
+      } while magnitude > 0
+      if value < 0 {
+        position -= 1
+        scratch[position] = UInt8(ascii: "-")
+      }
+      append(UnsafeRawBufferPointer(rebasing: scratch[position...]))
+    }
+  }
+
+  /// Copies `length` bytes starting at `offset` of this same buffer to its end.
+  mutating func appendOwnBytes(from offset: Int, count length: Int) {
+    guard length > 0 else { return }
+    reserve(length)
+    (base + count).update(from: base + offset, count: length)
+    count += length
+  }
+
+  /// Removes the first `prefix` bytes, moving the rest to the front.
+  mutating func removeFirst(_ prefix: Int) {
+    guard prefix > 0 else { return }
+    let rest = count - prefix
+    if rest > 0 { base.update(from: base + prefix, count: rest) }
+    count = rest
+  }
+
+  var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+
+  func copyToArray() -> [UInt8] { Array(bytes) }
+}
+
+/// A growable stack of trivial values with manual memory management, for the engine's per-token
+/// bookkeeping (open containers, spans, attachment records).
+struct RawStack<Element: BitwiseCopyable> {
+  private(set) var base: UnsafeMutablePointer<Element>
+  private(set) var count: Int
+  private var capacity: Int
+
+  init(capacity: Int = 64) {
+    self.capacity = max(capacity, 4)
+    base = .allocate(capacity: self.capacity)
+    count = 0
+  }
+
+  func deallocate() { base.deallocate() }
+
+  @inline(__always)
+  mutating func push(_ element: Element) {
+    if count == capacity { grow() }
+    (base + count).initialize(to: element)
+    count += 1
+  }
+
+  @inline(never)
+  private mutating func grow() {
+    let newCapacity = capacity * 2
+    let newBase = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
+    newBase.update(from: base, count: count)
+    base.deallocate()
+    base = newBase
+    capacity = newCapacity
+  }
+
+  @inline(__always)
+  mutating func pop() -> Element {
+    count -= 1
+    return base[count]
+  }
+
+  @inline(__always)
+  mutating func removeAll() { count = 0 }
+
+  @inline(__always)
+  mutating func truncate(to newCount: Int) { count = newCount }
+
+  @inline(__always)
+  subscript(index: Int) -> Element {
+    get { base[index] }
+    nonmutating set { base[index] = newValue }
+  }
+
+  /// A pointer to the element at `index`, valid until the next push.
+  @inline(__always)
+  func pointer(at index: Int) -> UnsafeMutablePointer<Element> { base + index }
+
+  var isEmpty: Bool { count == 0 }
+}

@@ -1,0 +1,162 @@
+/// Decoding and encoding of JSON string tokens, kept byte-exact.
+///
+/// Decoded text is WTF-8: UTF-8 that may also hold a lone surrogate (written as the three bytes
+/// UTF-8 would use for it). That lets a key such as `"\ud800"` survive the trip into an attachment
+/// name and back out as the same escape, where a plain UTF-8 decoder would lose it.
+enum JSONText {
+  /// Appends the decoded content of the JSON string token `token` (quotes included) to `output`.
+  static func decodeString(_ token: UnsafeBufferPointer<UInt8>, into output: inout ByteBuffer) {
+    guard token.count >= 2 else { return }
+    let base = token.baseAddress!
+    var index = 1
+    let end = token.count - 1
+    var runStart = index
+    while index < end {
+      if base[index] != UInt8(ascii: "\\") {
+        index += 1
+        continue
+      }
+      output.append(base + runStart, count: index - runStart)
+      let escape = base[index + 1]
+      index += 2
+      switch escape {
+      case UInt8(ascii: "b"): output.append(0x08)
+      case UInt8(ascii: "f"): output.append(0x0C)
+      case UInt8(ascii: "n"): output.append(0x0A)
+      case UInt8(ascii: "r"): output.append(0x0D)
+      case UInt8(ascii: "t"): output.append(0x09)
+      case UInt8(ascii: "u"):
+        var scalar = hexValue(base + index)
+        index += 4
+        if scalar & 0xFC00 == 0xD800, index + 6 <= end, base[index] == UInt8(ascii: "\\"),
+          base[index + 1] == UInt8(ascii: "u")
+        {
+          let low = hexValue(base + index + 2)
+          if low & 0xFC00 == 0xDC00 {
+            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            index += 6
+          }
+        }
+        appendWTF8(scalar, to: &output)
+      default: output.append(escape)  // `"`, `\` and `/` stand for themselves
+      }
+      runStart = index
+    }
+    output.append(base + runStart, count: end - runStart)
+  }
+
+  /// Decodes a JSON string token into a new array (for tests and cold paths).
+  static func decodeString(_ token: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+    var scratch = ByteBuffer(capacity: token.count)
+    defer { scratch.deallocate() }
+    decodeString(token, into: &scratch)
+    return scratch.copyToArray()
+  }
+
+  @inline(__always)
+  private static func hexValue(_ digits: UnsafePointer<UInt8>) -> UInt32 {
+    var value: UInt32 = 0
+    for offset in 0..<4 {
+      let c = UInt32(digits[offset])
+      let digit: UInt32
+      switch c {
+      case 48...57: digit = c - 48
+      case 65...70: digit = c - 55
+      default: digit = c - 87
+      }
+      value = value << 4 | digit
+    }
+    return value
+  }
+
+  private static func appendWTF8(_ scalar: UInt32, to output: inout ByteBuffer) {
+    switch scalar {
+    case 0..<0x80:
+      output.append(UInt8(scalar))
+    case 0x80..<0x800:
+      output.append(UInt8(0xC0 | scalar >> 6))
+      output.append(UInt8(0x80 | scalar & 0x3F))
+    case 0x800..<0x10000:
+      output.append(UInt8(0xE0 | scalar >> 12))
+      output.append(UInt8(0x80 | (scalar >> 6) & 0x3F))
+      output.append(UInt8(0x80 | scalar & 0x3F))
+    default:
+      output.append(UInt8(0xF0 | scalar >> 18))
+      output.append(UInt8(0x80 | (scalar >> 12) & 0x3F))
+      output.append(UInt8(0x80 | (scalar >> 6) & 0x3F))
+      output.append(UInt8(0x80 | scalar & 0x3F))
+    }
+  }
+
+  private static let hexDigits: StaticString = "0123456789abcdef"
+
+  /// Appends `text` (WTF-8) as a JSON string token: quotes, `"` and `\` escaped, control
+  /// characters as `\n`-style or `\u00XX` escapes, lone surrogates as `\uXXXX`, everything else raw.
+  static func appendQuoted(_ text: UnsafeBufferPointer<UInt8>, to output: inout ByteBuffer) {
+    output.append(UInt8(ascii: "\""))
+    let base = text.baseAddress
+    var index = 0
+    var runStart = 0
+    while index < text.count {
+      let byte = base![index]
+      var escape: UInt8 = 0
+      var unicode: UInt32 = 0xFFFF_FFFF
+      var width = 1
+      switch byte {
+      case UInt8(ascii: "\""), UInt8(ascii: "\\"): escape = byte
+      case 0x08: escape = UInt8(ascii: "b")
+      case 0x0C: escape = UInt8(ascii: "f")
+      case 0x0A: escape = UInt8(ascii: "n")
+      case 0x0D: escape = UInt8(ascii: "r")
+      case 0x09: escape = UInt8(ascii: "t")
+      case 0..<0x20: unicode = UInt32(byte)
+      case 0xED where index + 2 < text.count && base![index + 1] >= 0xA0:
+        // A WTF-8 lone surrogate: U+D800...U+DFFF.
+        unicode = UInt32(byte & 0x0F) << 12 | UInt32(base![index + 1] & 0x3F) << 6
+          | UInt32(base![index + 2] & 0x3F)
+        width = 3
+      default:
+        index += 1
+        continue
+      }
+      output.append(base! + runStart, count: index - runStart)
+      output.append(UInt8(ascii: "\\"))
+      if escape != 0 {
+        output.append(escape)
+      } else {
+        output.append(UInt8(ascii: "u"))
+        for shift in stride(from: 12, through: 0, by: -4) {
+          output.append(hexDigits.utf8Start[Int((unicode >> UInt32(shift)) & 0xF)])
+        }
+      }
+      index += width
+      runStart = index
+    }
+    if let base { output.append(base + runStart, count: index - runStart) }
+    output.append(UInt8(ascii: "\""))
+  }
+
+  /// Appends an object key as one step of a `jsonpath` attachment name: `\`, `.` and `[` get a
+  /// backslash in front so that the name reads back unambiguously.
+  static func appendPathKey(_ key: UnsafeBufferPointer<UInt8>, to output: inout ByteBuffer) {
+    for byte in key {
+      if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "[") {
+        output.append(UInt8(ascii: "\\"))
+      }
+      output.append(byte)
+    }
+  }
+
+  /// Appends an object key as an RFC 6901 JSON Pointer reference token (`~` → `~0`, `/` → `~1`).
+  static func appendPointerKey(_ key: UnsafeBufferPointer<UInt8>, to output: inout ByteBuffer) {
+    for byte in key {
+      if byte == UInt8(ascii: "~") {
+        output.append("~0")
+      } else if byte == UInt8(ascii: "/") {
+        output.append("~1")
+      } else {
+        output.append(byte)
+      }
+    }
+  }
+}

@@ -1,0 +1,47 @@
+/// The text of `--help`.
+let helpText = """
+  Usage: cbl-attachments (--push | --pull | --list | --check) [OPTION]... [FILE]...
+
+  Convert between Couchbase Lite 2 blobs ({"@type":"blob",...} anywhere in a document) and the
+  top-level "_attachments" that Sync Gateway, Couchbase Lite 1.x, CouchDB and PouchDB use.
+  Reads JSON documents from FILEs (or standard input when there are none, or for -), writes
+  one compact document per line to standard output.
+
+  Modes (exactly one):
+        --push             add an "_attachments" entry for every blob, named by its path
+                           ($.photos.thumbnail); entries an earlier push made are replaced
+        --pull             remove the "_attachments" entries whose digest matches a blob, and
+                           "_attachments" itself when nothing is left
+        --list             one NDJSON row per attachment (blob or legacy): id, line, kind, name,
+                           pointer, digest, length, content_type
+        --check            one NDJSON finding per problem Sync Gateway would refuse or a
+                           conversion would lose; a summary on standard error
+
+  Options:
+        --naming NAMING    jsonpath ($.a.b[2], the default) or litecore (blob_/a/b/2, with
+                           "stub":true and "revpos", as Couchbase Lite 2.1+ sends)
+        --revpos N         the revpos of litecore entries (default: the _rev generation, or 1)
+        --format FORMAT    lines (default: whitespace-separated documents, NDJSON) or list
+                           (one JSON array of documents, as cbexport --format list writes)
+    -k, --keep-going       report a bad document and go on with the next (default: stop)
+        --rejects FILE     save each bad document's original text to FILE (implies -k)
+        --strict           treat warnings (a blob without a digest) as errors
+        --stats            print a summary on standard error at the end
+        --progress         show progress on standard error while running (terminal only)
+    -j, --jobs N           convert on N threads; output stays in input order
+                           (default: the number of processors, at most 8)
+        --unbuffered       write each document as soon as it is converted
+    -h, --help             show this help and exit
+        --version          show the version and exit
+
+  Exit status: 0 every document converted; 1 a document was rejected, --check found a
+  problem, or --strict saw a warning; 2 usage error, unreadable input or failed write.
+
+  Examples:
+    cbl-attachments --push dump.ndjson > for-sync-gateway.ndjson
+    curl -s 'http://sg:4985/db/_changes?include_docs=true' \\
+      | jq -c '.results[].doc' | cbl-attachments --pull
+    cbl-attachments --list dump.ndjson | jq -s 'group_by(.digest) | map(select(length > 1))'
+
+  Full documentation: man cbl-attachments
+  """

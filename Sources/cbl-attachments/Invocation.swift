@@ -1,0 +1,125 @@
+import LegacyAttachments
+
+/// What the command line asked for.
+struct Invocation {
+  var options = ConversionOptions(mode: .push)
+  var modeGiven: String? = nil
+  var files: [String] = []
+  var rejectsPath: String? = nil
+  var stats = false
+  var progress = false
+  var jobs: Int? = nil
+  var unbuffered = false
+  var help = false
+  var version = false
+}
+
+/// A command line that cannot be run; the message says why.
+struct UsageError: Error {
+  var message: String
+}
+
+extension Invocation {
+  /// Parses the arguments after the program name. Options take `--opt VALUE` or `--opt=VALUE`;
+  /// `--` ends the options; `-` is standard input.
+  static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+    var invocation = Invocation()
+    var naming: Naming? = nil
+    var index = 0
+    var optionsEnded = false
+
+    func value(for option: String, inline: String?) throws(UsageError) -> String {
+      if let inline { return inline }
+      index += 1
+      guard index < arguments.count else {
+        throw UsageError(message: "option \(option) needs a value")
+      }
+      return arguments[index]
+    }
+
+    func setMode(_ mode: Mode, _ spelling: String) throws(UsageError) {
+      if let previous = invocation.modeGiven, previous != spelling {
+        throw UsageError(message: "choose one mode: \(previous) and \(spelling) were both given")
+      }
+      invocation.modeGiven = spelling
+      invocation.options.mode = mode
+    }
+
+    while index < arguments.count {
+      let argument = arguments[index]
+      defer { index += 1 }
+      if optionsEnded || argument == "-" || !argument.hasPrefix("-") {
+        invocation.files.append(argument)
+        continue
+      }
+      if argument == "--" {
+        optionsEnded = true
+        continue
+      }
+      var name = argument
+      var inline: String? = nil
+      if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+        name = String(argument[..<equals])
+        inline = String(argument[argument.index(after: equals)...])
+      } else if argument.hasPrefix("-j") && argument.count > 2 && !argument.hasPrefix("--") {
+        name = "-j"
+        inline = String(argument.dropFirst(2))
+      }
+      func noValue() throws(UsageError) {
+        if inline != nil { throw UsageError(message: "option \(name) takes no value") }
+      }
+      switch name {
+      case "--push": try noValue(); try setMode(.push, name)
+      case "--pull": try noValue(); try setMode(.pull, name)
+      case "--list": try noValue(); try setMode(.list, name)
+      case "--check": try noValue(); try setMode(.check, name)
+      case "--naming":
+        let text = try value(for: name, inline: inline)
+        guard let parsed = Naming(rawValue: text) else {
+          throw UsageError(message: "--naming must be jsonpath or litecore, not '\(text)'")
+        }
+        naming = parsed
+      case "--revpos":
+        let text = try value(for: name, inline: inline)
+        guard let number = Int(text), number >= 1 else {
+          throw UsageError(message: "--revpos must be a positive whole number, not '\(text)'")
+        }
+        invocation.options.revpos = number
+      case "--format":
+        let text = try value(for: name, inline: inline)
+        guard let parsed = Framing(rawValue: text) else {
+          throw UsageError(message: "--format must be lines or list, not '\(text)'")
+        }
+        invocation.options.framing = parsed
+      case "-k", "--keep-going": try noValue(); invocation.options.keepGoing = true
+      case "--rejects":
+        invocation.rejectsPath = try value(for: name, inline: inline)
+        invocation.options.keepGoing = true
+      case "--strict": try noValue(); invocation.options.strict = true
+      case "--stats": try noValue(); invocation.stats = true
+      case "--progress": try noValue(); invocation.progress = true
+      case "-j", "--jobs":
+        let text = try value(for: name, inline: inline)
+        guard let number = Int(text), number >= 1, number <= 1024 else {
+          throw UsageError(message: "\(name) must be a whole number from 1 to 1024, not '\(text)'")
+        }
+        invocation.jobs = number
+      case "--unbuffered": try noValue(); invocation.unbuffered = true
+      case "-h", "--help": invocation.help = true
+      case "--version": invocation.version = true
+      default:
+        throw UsageError(message: "unknown option '\(name)'")
+      }
+    }
+    if invocation.help || invocation.version { return invocation }
+    guard invocation.modeGiven != nil else {
+      throw UsageError(message: "choose a mode: --push, --pull, --list or --check")
+    }
+    if let naming { invocation.options.naming = naming }
+    if invocation.options.revpos != nil && invocation.options.naming != .litecore {
+      throw UsageError(message: "--revpos applies to --naming litecore only")
+    }
+    if invocation.files.isEmpty { invocation.files = ["-"] }
+    return invocation
+  }
+}

@@ -1,0 +1,50 @@
+import Glibc
+import LegacyAttachments
+
+/// The `--progress` line on standard error: drawn only when standard error is a terminal, at
+/// most a few times a second, and cleared at the end.
+final class ProgressLine {
+  private let enabled = isatty(2) == 1
+  private var input = ""
+  private var size: Int? = nil
+  private var started = 0.0
+  private var lastDrawn = 0.0
+  private var drawn = false
+
+  func begin(input name: String, descriptor: Int32) {
+    input = name
+    var info = stat()
+    size = fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
+    started = monotonicSeconds()
+    lastDrawn = 0
+  }
+
+  func update(bytes: Int, statistics: Statistics) {
+    guard enabled else { return }
+    let now = monotonicSeconds()
+    guard now - lastDrawn >= 0.25 else { return }
+    lastDrawn = now
+    let elapsed = max(now - started, 0.001)
+    let rate = Double(bytes) / elapsed
+    var line = "\(input): \(formatted(Double(bytes) / 1_048_576, digits: 1)) MiB, "
+      + "\(statistics.documents) documents, \(formatted(rate / 1_048_576, digits: 1)) MiB/s"
+    if let size, size > 0 {
+      let percent = min(100, Double(bytes) * 100 / Double(size))
+      let left = rate > 0 ? Double(size - bytes) / rate : 0
+      line += ", \(formatted(percent, digits: 0))%, \(formatted(left, digits: 0)) s left"
+    }
+    printRaw("\r\u{1B}[K" + line)
+    drawn = true
+  }
+
+  func clear() {
+    guard drawn else { return }
+    printRaw("\r\u{1B}[K")
+    drawn = false
+  }
+
+  private func printRaw(_ text: String) {
+    var text = text
+    text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+  }
+}

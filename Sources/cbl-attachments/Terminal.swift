@@ -1,0 +1,41 @@
+import Glibc
+import LegacyAttachments
+
+/// Writes a line to standard error with `write(2)` (Swift 6 rejects Glibc's `stderr` global).
+func printError(_ line: String) {
+  var text = line + "\n"
+  text.withUTF8 { bytes in
+    var offset = 0
+    while offset < bytes.count {
+      let count = write(2, bytes.baseAddress! + offset, bytes.count - offset)
+      if count < 0 && errno == EINTR { continue }
+      if count <= 0 { return }
+      offset += count
+    }
+  }
+}
+
+/// Writes text to standard output; a closed pipe ends the program as `SIGPIPE` would.
+func printOutput(_ text: String) {
+  var text = text
+  let failure = text.withUTF8 { bytes -> IOError? in
+    do throws(IOError) {
+      try FileDescriptorSink(descriptor: 1).write(UnsafeRawBufferPointer(bytes))
+      return nil
+    } catch {
+      return error
+    }
+  }
+  if let failure { exitForWriteError(failure) }
+}
+
+/// Ends the program after a failed write: quietly, as `SIGPIPE` would, when the reader of a pipe
+/// has gone; otherwise with a message and status 2.
+func exitForWriteError(_ error: IOError) -> Never {
+  if error.isBrokenPipe {
+    signal(SIGPIPE, SIG_DFL)
+    raise(SIGPIPE)
+  }
+  printError("cbl-attachments: \(error.target): error: write failed: \(error)")
+  exit(2)
+}

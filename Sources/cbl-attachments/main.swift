@@ -1,0 +1,23 @@
+import Glibc
+import LegacyAttachments
+
+let program = "cbl-attachments"
+signal(SIGPIPE, SIG_DFL)
+
+let invocation: Invocation
+do {
+  invocation = try Invocation.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+  printError("\(program): error: \(error.message)")
+  printError("Try '\(program) --help' for more information.")
+  exit(2)
+}
+if invocation.help {
+  printOutput(helpText + "\n")
+  exit(0)
+}
+if invocation.version {
+  printOutput("\(program) \(LegacyAttachmentsVersion.current) (yajl \(LegacyAttachmentsVersion.yajl))\n")
+  exit(0)
+}
+exit(Run(invocation: invocation).execute())
