@@ -34,7 +34,7 @@ let package = Package(
     ),
     .testTarget(
       name: "CLITests",
-      dependencies: []
+      dependencies: ["cbl-attachments"]
     ),
   ]
 )

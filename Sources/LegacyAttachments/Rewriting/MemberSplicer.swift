@@ -20,6 +20,19 @@ struct MemberSplicer {
     appendRun(text, from: cursor, to: end, to: &output)
   }
 
+  /// Appends the members of `text[start..<end]` except the `count` spans at `excluded`.
+  mutating func append(
+    _ text: UnsafePointer<UInt8>, from start: Int, to end: Int,
+    excluding excluded: UnsafePointer<Span>, count: Int, to output: inout ByteBuffer
+  ) {
+    var cursor = start
+    for index in 0..<count {
+      appendRun(text, from: cursor, to: excluded[index].start, to: &output)
+      cursor = excluded[index].end
+    }
+    appendRun(text, from: cursor, to: end, to: &output)
+  }
+
   /// Appends one separately built member (its text already in `output` order): writes the comma
   /// it needs and marks that a member was written. Call before appending the member itself.
   mutating func beginMember(in output: inout ByteBuffer) {

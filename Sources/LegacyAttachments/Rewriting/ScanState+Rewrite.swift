@@ -64,7 +64,7 @@ extension ScanState {
       var members = MemberSplicer()
       members.append(
         text, from: blob.span.start + 1, to: blob.span.end - 1,
-        excluding: SpanSelection(stack: blobExclusions, range: blob.exclusions.start..<blob.exclusions.end) { $0 },
+        excluding: blobExclusions.base + blob.exclusions.start, count: blob.exclusions.count,
         to: &output)
       if litecore {
         members.beginMember(in: &output)

@@ -10,37 +10,34 @@ extension ScanState {
   /// Finds the token yajl just reported: sets `tokenStart`/`tokenEnd` in output coordinates and,
   /// when copying, appends it (with its separator) to `text`. Starts a document when the token
   /// is a document's first. Returns false when the parse must stop.
+  ///
+  /// The inline part handles the common case, a token inside a compact document; everything
+  /// else (whitespace, copying, document boundaries) is out of line.
   @inline(__always)
   mutating func locateToken() -> Bool {
-    let end = chunkBase + yajl_get_bytes_consumed(handle)
-    if frames.count <= documentDepth { return locateOutsideDocument(end: end) }
-    var position = previousEnd
-    var byte = input[position]
-    var separator: UInt8 = 0
-    if byte == comma || byte == colon {
-      separator = byte
-      position += 1
-      byte = input[position]
+    let end = chunkBase &+ yajl_get_bytes_consumed(handle)
+    if fastPath {
+      var position = previousEnd
+      var byte = input[position]
+      if byte == comma || byte == colon {
+        position &+= 1
+        byte = input[position]
+      }
+      if byte > 0x20 {
+        tokenInputStart = position
+        tokenStart = position &- documentStart
+        tokenEnd = end &- documentStart
+        previousEnd = end
+        return true
+      }
     }
-    if byte <= 0x20 { return locateAfterWhitespace(end: end) }
-    tokenInputStart = position
-    if copying {
-      if separator != 0 { text.append(separator) }
-      tokenStart = text.count
-      text.append(input + position, count: end - position)
-      tokenEnd = text.count
-    } else {
-      tokenStart = position - documentStart
-      tokenEnd = end - documentStart
-    }
-    previousEnd = end
-    return true
+    return locateSlowly(end: end)
   }
 
-  /// The slow path of ``locateToken()``: whitespace inside a document. From here on the
-  /// document's compact text is copied.
+  /// The out-of-line part of ``locateToken()``.
   @inline(never)
-  mutating func locateAfterWhitespace(end: Int) -> Bool {
+  mutating func locateSlowly(end: Int) -> Bool {
+    if frames.count <= documentDepth { return locateOutsideDocument(end: end) }
     var position = previousEnd
     guard skipWhitespace(&position) else { return false }
     var separator: UInt8 = 0
@@ -50,9 +47,11 @@ extension ScanState {
       guard skipWhitespace(&position) else { return false }
     }
     if !copying {
+      // Whitespace inside the document: from here on its compact text is copied.
       text.count = 0
       text.append(input + documentStart, count: previousEnd - documentStart)
       copying = true
+      fastPath = false
     }
     if separator != 0 { text.append(separator) }
     tokenInputStart = position
@@ -94,6 +93,7 @@ extension ScanState {
     previousEnd = end
     tokenInputStart = position
     if frames.count == documentDepth && input[position] != UInt8(ascii: "]") {
+      documentStart = position
       beginDocument(at: position)
       tokenStart = 0
       tokenEnd = end - position
@@ -122,20 +122,26 @@ extension ScanState {
   {
     guard locateToken() else { return false }
     let depth = frames.count
-    if depth <= documentDepth {
-      if depth < documentDepth { return listFramingBroken(found: kind) }
-      problems.append(notAnObjectProblem(kind))
-      return endDocument(inputEnd: previousEnd - documentStart)
+    if depth > documentDepth {
+      let parent = frames.base + (depth &- 1)
+      if parent.pointee.isArray {
+        parent.pointee.count &+= 1
+      } else if parent.pointee.pendingKey != .other {
+        memberValue(
+          parent, kind: kind, value: Span(start: tokenStart, end: tokenEnd), string: string,
+          count: count, child: nil)
+      }
+      return true
     }
-    let parent = frames.pointer(at: depth - 1)
-    if parent.pointee.isArray {
-      parent.pointee.count += 1
-    } else if parent.pointee.pendingKey != .other {
-      memberValue(
-        parent, kind: kind, value: Span(start: tokenStart, end: tokenEnd), string: string,
-        count: count, child: nil)
-    }
-    return true
+    return scalarDocument(kind)
+  }
+
+  /// A scalar where a document (or, with list framing, the list) belongs.
+  @inline(never)
+  mutating func scalarDocument(_ kind: ValueKind) -> Bool {
+    if frames.count < documentDepth { return listFramingBroken(found: kind) }
+    problems.append(notAnObjectProblem(kind))
+    return endDocument(inputEnd: previousEnd - documentStart)
   }
 
   /// `{` or `[`.
@@ -143,30 +149,40 @@ extension ScanState {
   mutating func open(isArray: Bool) -> Bool {
     guard locateToken() else { return false }
     let depth = frames.count
-    var role: Role
-    if depth > documentDepth {
-      let parent = frames.pointer(at: depth - 1)
-      if parent.pointee.isArray { parent.pointee.count += 1 }
-      role = childRole(of: parent.pointee, isArray: isArray)
-    } else if depth == documentDepth {
-      if isArray {
-        problems.append(notAnObjectProblem(.array))
-        role = .inert
-      } else {
-        documentIsObject = true
-        role = .document
-      }
-    } else {
-      // List framing, outside the list.
-      guard isArray, !listClosed else { return listFramingBroken(found: isArray ? .array : .object) }
-      role = .list
-      openListOutput()
-    }
+    guard depth > documentDepth else { return openDocument(isArray: isArray) }
+    let parent = frames.base + (depth &- 1)
+    if parent.pointee.isArray { parent.pointee.count &+= 1 }
+    pushFrame(role: childRole(of: parent.pointee, isArray: isArray), isArray: isArray)
+    return true
+  }
+
+  @inline(__always)
+  mutating func pushFrame(role: Role, isArray: Bool) {
     frames.push(
       Frame(
         role: role, isArray: isArray, start: tokenStart,
-        inputStart: previousEnd - 1 - documentStart,
+        inputStart: tokenInputStart &- documentStart,
         exclusionsStart: exclusions.count, blobsStart: blobs.count))
+  }
+
+  /// `{` or `[` where a document (or, with list framing, the list) belongs.
+  @inline(never)
+  mutating func openDocument(isArray: Bool) -> Bool {
+    if frames.count == documentDepth {
+      if isArray {
+        problems.append(notAnObjectProblem(.array))
+        pushFrame(role: .inert, isArray: true)
+      } else {
+        documentIsObject = true
+        pushFrame(role: .document, isArray: false)
+      }
+      fastPath = !copying
+      return true
+    }
+    // List framing, outside the list.
+    guard isArray, !listClosed else { return listFramingBroken(found: isArray ? .array : .object) }
+    openListOutput()
+    pushFrame(role: .list, isArray: true)
     return true
   }
 
@@ -174,41 +190,53 @@ extension ScanState {
   @inline(__always)
   mutating func close() -> Bool {
     guard locateToken() else { return false }
-    let frame = frames.pop()
+    frames.truncate(to: frames.count &- 1)
     let depth = frames.count
-    if depth < documentDepth {
+    // The popped frame's memory stays valid until the next push.
+    let frame = frames.base + depth
+    if frame.pointee.role == .candidate {
+      if frame.pointee.isBlob {
+        recordBlob(frame.pointee)
+      } else {
+        exclusions.truncate(to: frame.pointee.exclusionsStart)
+      }
+    }
+    if depth > documentDepth {
+      let parent = frames.base + (depth &- 1)
+      if !parent.pointee.isArray && parent.pointee.pendingKey != .other {
+        memberValue(
+          parent, kind: frame.pointee.isArray ? .array : .object,
+          value: Span(start: frame.pointee.start, end: tokenEnd), string: nil, count: 0,
+          child: frame)
+      }
+      return true
+    }
+    return closeDocument()
+  }
+
+  @inline(never)
+  mutating func closeDocument() -> Bool {
+    if frames.count < documentDepth {
       listClosed = true
       return true
     }
-    if frame.role == .candidate {
-      if frame.isBlob {
-        recordBlob(frame)
-      } else {
-        exclusions.truncate(to: frame.exclusionsStart)
-      }
-    }
-    if depth == documentDepth {
-      return endDocument(inputEnd: previousEnd - documentStart)
-    }
-    let parent = frames.pointer(at: depth - 1)
-    if !parent.pointee.isArray && parent.pointee.pendingKey != .other {
-      memberValue(
-        parent, kind: frame.isArray ? .array : .object,
-        value: Span(start: frame.start, end: tokenEnd), string: nil, count: 0, child: frame)
-    }
-    return true
+    return endDocument(inputEnd: previousEnd - documentStart)
   }
 
   /// An object key (`key` is yajl's decoded text).
   @inline(__always)
   mutating func key(_ key: UnsafePointer<UInt8>, count: Int) -> Bool {
     guard locateToken() else { return false }
-    let frame = frames.pointer(at: frames.count - 1)
-    frame.pointee.count += 1
+    let frame = frames.base + (frames.count &- 1)
+    frame.pointee.count &+= 1
     frame.pointee.key = Span(start: tokenStart, end: tokenEnd)
-    let pending = classify(key, count: count, in: frame.pointee.role)
+    let role = frame.pointee.role
+    var pending = MemberKey.other
+    if role != .inert && role != .array {
+      pending = classify(key, count: count, in: role)
+      if pending == .attachments { attachmentsKeyInput = tokenInputStart - documentStart }
+    }
     frame.pointee.pendingKey = pending
-    if pending == .attachments { attachmentsKeyInput = tokenInputStart - documentStart }
     return true
   }
 
@@ -238,21 +266,23 @@ extension ScanState {
     switch role {
     case .candidate:
       switch count {
-      case 5 where equals(key, "@type"): return .type
+      case 5 where KeyWord.is(key, KeyWord.type): return .type
       case 6:
-        if equals(key, "digest") { return .digest }
-        if equals(key, "length") { return needsPointers ? .length : .other }
-        if equals(key, "revpos") { return options.naming == .litecore ? .revpos : .other }
+        if KeyWord.is(key, KeyWord.digest) { return .digest }
+        if KeyWord.is(key, KeyWord.length) { return needsPointers ? .length : .other }
+        if KeyWord.is(key, KeyWord.revpos) { return options.naming == .litecore ? .revpos : .other }
         return .other
-      case 4 where equals(key, "stub"): return options.naming == .litecore ? .stub : .other
-      case 12 where equals(key, "content_type"): return needsPointers ? .contentType : .other
+      case 4 where KeyWord.is(key, KeyWord.stub):
+        return options.naming == .litecore ? .stub : .other
+      case 12 where KeyWord.is(key, KeyWord.contentType):
+        return needsPointers ? .contentType : .other
       default: return .other
       }
     case .document:
       switch count {
-      case 12 where equals(key, "_attachments"): return .attachments
-      case 3 where equals(key, "_id"): return .id
-      case 4 where equals(key, "_rev"): return .rev
+      case 12 where KeyWord.is(key, KeyWord.attachments): return .attachments
+      case 3 where KeyWord.is(key, KeyWord.id): return .id
+      case 4 where KeyWord.is(key, KeyWord.rev): return .rev
       default: return .other
       }
     case .attachments:
@@ -260,10 +290,11 @@ extension ScanState {
     case .entry:
       switch count {
       case 6:
-        if equals(key, "digest") { return .digest }
-        if equals(key, "length") { return needsPointers ? .length : .other }
+        if KeyWord.is(key, KeyWord.digest) { return .digest }
+        if KeyWord.is(key, KeyWord.length) { return needsPointers ? .length : .other }
         return .other
-      case 12 where equals(key, "content_type"): return needsPointers ? .contentType : .other
+      case 12 where KeyWord.is(key, KeyWord.contentType):
+        return needsPointers ? .contentType : .other
       default: return .other
       }
     case .array, .inert, .list:
@@ -277,9 +308,10 @@ extension ScanState {
   }
 
   /// A value of a member whose key a rule cares about has ended.
+  @inline(never)
   mutating func memberValue(
     _ parent: UnsafeMutablePointer<Frame>, kind: ValueKind, value: Span,
-    string: UnsafePointer<UInt8>?, count: Int, child: Frame?
+    string: UnsafePointer<UInt8>?, count: Int, child: UnsafeMutablePointer<Frame>?
   ) {
     let member = Span(start: parent.pointee.key.start, end: value.end)
     switch parent.pointee.pendingKey {
@@ -321,36 +353,41 @@ extension ScanState {
             pointer: "/_attachments"))
       }
     case .entry:
+      let synthesized =
+        (options.mode == .push || options.mode == .check) && isSynthesizedName(parent.pointee.key)
       entries.push(
         LegacyEntry(
           member: member, key: parent.pointee.key, value: value, isObject: kind == .object,
-          isSynthesized: (options.mode == .push || options.mode == .check) && isSynthesizedName(parent.pointee.key),
-          digest: child?.digest ?? .none, digestRaw: child?.digestRaw ?? .none,
-          length: child?.length ?? .none, contentType: child?.contentType ?? .none))
+          isSynthesized: synthesized,
+          digest: child?.pointee.digest ?? .none, digestRaw: child?.pointee.digestRaw ?? .none,
+          length: child?.pointee.length ?? .none,
+          contentType: child?.pointee.contentType ?? .none))
     }
   }
 
   /// Whether the key token `key` (raw, quoted) decodes to a name push itself makes in the
   /// current naming: `$.…` or `$[…` for `jsonpath`, `blob_…` for `litecore`.
-  func isSynthesizedName(_ key: Span) -> Bool {
+  mutating func isSynthesizedName(_ key: Span) -> Bool {
     let token = UnsafeBufferPointer(start: documentText + key.start, count: key.count)
-    var prefix: [UInt8]
-    if token.prefix(8).contains(UInt8(ascii: "\\")) {
-      prefix = JSONText.decodeString(token)
-    } else {
-      prefix = Array(token.dropFirst().dropLast())
+    var name = UnsafeBufferPointer(rebasing: token[1..<token.count - 1])
+    if memchr(token.baseAddress! + 1, Int32(UInt8(ascii: "\\")), min(token.count - 2, 12)) != nil {
+      scratch.count = 0
+      JSONText.decodeString(token, into: &scratch)
+      name = scratch.bytes
     }
     switch options.naming {
     case .jsonpath:
-      return prefix.count >= 2 && prefix[0] == UInt8(ascii: "$")
-        && (prefix[1] == UInt8(ascii: ".") || prefix[1] == UInt8(ascii: "["))
+      return name.count >= 2 && name[0] == UInt8(ascii: "$")
+        && (name[1] == UInt8(ascii: ".") || name[1] == UInt8(ascii: "["))
     case .litecore:
-      return prefix.starts(with: "blob_".utf8)
+      return name.count >= 5 && name[0] == UInt8(ascii: "b") && name[1] == UInt8(ascii: "l")
+        && name[2] == UInt8(ascii: "o") && name[3] == UInt8(ascii: "b") && name[4] == UInt8(ascii: "_")
     }
   }
 
   /// A blob reference has closed: keep it, with the members its entry leaves out, and drop any
   /// reference found inside it before it was known to be a blob.
+  @inline(never)
   mutating func recordBlob(_ frame: Frame) {
     if blobs.count > frame.blobsStart {
       let first = blobs[frame.blobsStart]
@@ -395,16 +432,21 @@ extension ScanState {
           names.append(UInt8(ascii: "]"))
         }
       } else {
-        scratch.count = 0
-        JSONText.decodeString(
-          UnsafeBufferPointer(start: base + frame.key.start, count: frame.key.count),
-          into: &scratch)
+        let token = UnsafeBufferPointer(start: base + frame.key.start, count: frame.key.count)
+        var key: UnsafeBufferPointer<UInt8>
+        if let plain = JSONText.unescapedContent(token) {
+          key = plain
+        } else {
+          scratch.count = 0
+          JSONText.decodeString(token, into: &scratch)
+          key = scratch.bytes
+        }
         if pointer {
           names.append(UInt8(ascii: "/"))
-          JSONText.appendPointerKey(scratch.bytes, to: &names)
+          JSONText.appendPointerKey(key, to: &names)
         } else {
           names.append(UInt8(ascii: "."))
-          JSONText.appendPathKey(scratch.bytes, to: &names)
+          JSONText.appendPathKey(key, to: &names)
         }
       }
     }

@@ -66,6 +66,9 @@ struct ScanState {
   // MARK: The document being scanned
   var frames = RawStack<Frame>(capacity: 64)
   var inDocument = false
+  /// True while the next token is inside a document whose text is still the input itself
+  /// (compact so far): the case ``locateToken()`` handles inline.
+  var fastPath = false
   /// Input offset of the document's first byte.
   var documentStart = 0
   /// Line and line start (input offset) of the document's first byte.
@@ -151,6 +154,7 @@ struct ScanState {
   mutating func resetDocument() {
     frames.removeAll()
     inDocument = false
+    fastPath = false
     copying = false
     text.count = 0
     documentIsObject = false

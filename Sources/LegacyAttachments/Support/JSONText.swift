@@ -3,6 +3,8 @@
 /// Decoded text is WTF-8: UTF-8 that may also hold a lone surrogate (written as the three bytes
 /// UTF-8 would use for it). That lets a key such as `"\ud800"` survive the trip into an attachment
 /// name and back out as the same escape, where a plain UTF-8 decoder would lose it.
+import Glibc
+
 enum JSONText {
   /// Appends the decoded content of the JSON string token `token` (quotes included) to `output`.
   static func decodeString(_ token: UnsafeBufferPointer<UInt8>, into output: inout ByteBuffer) {
@@ -93,70 +95,94 @@ enum JSONText {
   /// Appends `text` (WTF-8) as a JSON string token: quotes, `"` and `\` escaped, control
   /// characters as `\n`-style or `\u00XX` escapes, lone surrogates as `\uXXXX`, everything else raw.
   static func appendQuoted(_ text: UnsafeBufferPointer<UInt8>, to output: inout ByteBuffer) {
+    output.reserve(text.count + 2)
     output.append(UInt8(ascii: "\""))
-    let base = text.baseAddress
+    guard let base = text.baseAddress else {
+      output.append(UInt8(ascii: "\""))
+      return
+    }
+    let count = text.count
     var index = 0
     var runStart = 0
-    while index < text.count {
-      let byte = base![index]
-      var escape: UInt8 = 0
-      var unicode: UInt32 = 0xFFFF_FFFF
-      var width = 1
-      switch byte {
-      case UInt8(ascii: "\""), UInt8(ascii: "\\"): escape = byte
-      case 0x08: escape = UInt8(ascii: "b")
-      case 0x0C: escape = UInt8(ascii: "f")
-      case 0x0A: escape = UInt8(ascii: "n")
-      case 0x0D: escape = UInt8(ascii: "r")
-      case 0x09: escape = UInt8(ascii: "t")
-      case 0..<0x20: unicode = UInt32(byte)
-      case 0xED where index + 2 < text.count && base![index + 1] >= 0xA0:
-        // A WTF-8 lone surrogate: U+D800...U+DFFF.
-        unicode = UInt32(byte & 0x0F) << 12 | UInt32(base![index + 1] & 0x3F) << 6
-          | UInt32(base![index + 2] & 0x3F)
-        width = 3
-      default:
-        index += 1
+    while index < count {
+      let byte = base[index]
+      if byte >= 0x20 && byte != 0x22 && byte != 0x5C && byte != 0xED {
+        index &+= 1
         continue
       }
-      output.append(base! + runStart, count: index - runStart)
+      var short: UInt8 = 0
+      var unicode = UInt32(byte)
+      var width = 1
+      switch byte {
+      case 0x22, 0x5C: short = byte
+      case 0x08: short = UInt8(ascii: "b")
+      case 0x0C: short = UInt8(ascii: "f")
+      case 0x0A: short = UInt8(ascii: "n")
+      case 0x0D: short = UInt8(ascii: "r")
+      case 0x09: short = UInt8(ascii: "t")
+      case 0xED:
+        // A WTF-8 lone surrogate (U+D800...U+DFFF) is ED A0...BF xx; anything else is raw.
+        guard index + 2 < count, base[index + 1] >= 0xA0 else {
+          index &+= 1
+          continue
+        }
+        unicode = 0xD000 | UInt32(base[index + 1] & 0x3F) << 6 | UInt32(base[index + 2] & 0x3F)
+        width = 3
+      default: break
+      }
+      output.append(base + runStart, count: index - runStart)
       output.append(UInt8(ascii: "\\"))
-      if escape != 0 {
-        output.append(escape)
+      if short != 0 {
+        output.append(short)
       } else {
         output.append(UInt8(ascii: "u"))
         for shift in stride(from: 12, through: 0, by: -4) {
           output.append(hexDigits.utf8Start[Int((unicode >> UInt32(shift)) & 0xF)])
         }
       }
-      index += width
+      index &+= width
       runStart = index
     }
-    if let base { output.append(base + runStart, count: index - runStart) }
+    output.append(base + runStart, count: count - runStart)
     output.append(UInt8(ascii: "\""))
   }
 
   /// Appends an object key as one step of a `jsonpath` attachment name: `\`, `.` and `[` get a
   /// backslash in front so that the name reads back unambiguously.
   static func appendPathKey(_ key: UnsafeBufferPointer<UInt8>, to output: inout ByteBuffer) {
-    for byte in key {
-      if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "[") {
-        output.append(UInt8(ascii: "\\"))
-      }
-      output.append(byte)
+    guard let base = key.baseAddress else { return }
+    var runStart = 0
+    for index in 0..<key.count {
+      let byte = base[index]
+      guard byte == UInt8(ascii: "\\") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "[")
+      else { continue }
+      output.append(base + runStart, count: index - runStart)
+      output.append(UInt8(ascii: "\\"))
+      runStart = index
     }
+    output.append(base + runStart, count: key.count - runStart)
   }
 
   /// Appends an object key as an RFC 6901 JSON Pointer reference token (`~` → `~0`, `/` → `~1`).
   static func appendPointerKey(_ key: UnsafeBufferPointer<UInt8>, to output: inout ByteBuffer) {
-    for byte in key {
-      if byte == UInt8(ascii: "~") {
-        output.append("~0")
-      } else if byte == UInt8(ascii: "/") {
-        output.append("~1")
-      } else {
-        output.append(byte)
-      }
+    guard let base = key.baseAddress else { return }
+    var runStart = 0
+    for index in 0..<key.count {
+      let byte = base[index]
+      guard byte == UInt8(ascii: "~") || byte == UInt8(ascii: "/") else { continue }
+      output.append(base + runStart, count: index - runStart)
+      output.append(byte == UInt8(ascii: "~") ? "~0" : "~1")
+      runStart = index + 1
     }
+    output.append(base + runStart, count: key.count - runStart)
+  }
+
+  /// The content of a string token without its quotes when it holds no escape (so its decoded
+  /// value is exactly those bytes), else nil.
+  @inline(__always)
+  static func unescapedContent(_ token: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
+    guard token.count >= 2, let base = token.baseAddress else { return nil }
+    if memchr(base + 1, Int32(UInt8(ascii: "\\")), token.count - 2) != nil { return nil }
+    return UnsafeBufferPointer(start: base + 1, count: token.count - 2)
   }
 }

@@ -1,0 +1,41 @@
+# Quick start:   make demo   (push the bundled example dump)
+#                make test   (the whole test suite)
+SWIFT ?= swift
+PREFIX ?= /usr/local
+RELEASE_BIN = .build/release/cbl-attachments
+
+.PHONY: demo test build release install deps bench fuzz format clean
+
+deps:
+	@scripts/ensure-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+## Push the bundled cbexport-style dump and show the first documents.
+demo: release
+	$(RELEASE_BIN) --push --stats examples/data/dump.ndjson
+
+## Unit, golden, property and CLI tests, then every example script.
+test: deps
+	$(SWIFT) build
+	$(SWIFT) test
+	examples/run-all.sh .build/debug/cbl-attachments
+
+install: release
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/bin/cbl-attachments
+	install -m 644 man/cbl-attachments.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+bench:
+	CBL_WITH_TOOLS=1 scripts/ensure-deps.sh
+	bench/run.sh
+
+format:
+	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
+
+clean:
+	rm -rf .build

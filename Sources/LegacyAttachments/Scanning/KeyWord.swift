@@ -1,0 +1,52 @@
+/// The member names the rules look for, matched against yajl's decoded key bytes with one or two
+/// unaligned integer loads instead of a `memcmp` call (the caller has already checked the length).
+enum KeyWord {
+  /// A key word as its first four bytes and the rest (at most eight), little-endian integers.
+  /// The constants are literals so that they need no lazy initialization on the hot path.
+  struct Pattern {
+    let head: UInt32
+    let tail: UInt64
+    let count: Int
+  }
+
+  /// `@type`
+  static let type = Pattern(head: 0x70797440, tail: 0x0000000000000065, count: 5)
+  /// `digest`
+  static let digest = Pattern(head: 0x65676964, tail: 0x0000000000007473, count: 6)
+  /// `length`
+  static let length = Pattern(head: 0x676E656C, tail: 0x0000000000006874, count: 6)
+  /// `revpos`
+  static let revpos = Pattern(head: 0x70766572, tail: 0x000000000000736F, count: 6)
+  /// `stub`
+  static let stub = Pattern(head: 0x62757473, tail: 0x0000000000000000, count: 4)
+  /// `content_type`
+  static let contentType = Pattern(head: 0x746E6F63, tail: 0x657079745F746E65, count: 12)
+  /// `_attachments`
+  static let attachments = Pattern(head: 0x7474615F, tail: 0x73746E656D686361, count: 12)
+  /// `_id`
+  static let id = Pattern(head: 0x0064695F, tail: 0x0000000000000000, count: 3)
+  /// `_rev`
+  static let rev = Pattern(head: 0x7665725F, tail: 0x0000000000000000, count: 4)
+
+  /// Whether `key` (whose length equals the pattern's) holds exactly the pattern's bytes.
+  @inline(__always)
+  static func `is`(_ key: UnsafePointer<UInt8>, _ pattern: Pattern) -> Bool {
+    let raw = UnsafeRawPointer(key)
+    switch pattern.count {
+    case 3:
+      return UInt32(raw.loadUnaligned(as: UInt16.self)) | UInt32(key[2]) << 16 == pattern.head
+    case 4:
+      return raw.loadUnaligned(as: UInt32.self) == pattern.head
+    case 5:
+      return raw.loadUnaligned(as: UInt32.self) == pattern.head && UInt64(key[4]) == pattern.tail
+    case 6:
+      return raw.loadUnaligned(as: UInt32.self) == pattern.head
+        && UInt64(raw.loadUnaligned(fromByteOffset: 4, as: UInt16.self)) == pattern.tail
+    case 12:
+      return raw.loadUnaligned(as: UInt32.self) == pattern.head
+        && raw.loadUnaligned(fromByteOffset: 4, as: UInt64.self) == pattern.tail
+    default:
+      return false
+    }
+  }
+}
