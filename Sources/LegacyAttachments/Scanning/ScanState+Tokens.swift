@@ -72,7 +72,8 @@ extension ScanState {
         lexicalProblem = (
           position,
           input[position] == 0x0C
-            ? "a form feed is not JSON whitespace" : "a vertical tab is not JSON whitespace"
+            ? "malformed JSON: a form feed is not JSON whitespace"
+            : "malformed JSON: a vertical tab is not JSON whitespace"
         )
         return false
       default: return true

@@ -152,7 +152,8 @@ struct ScanState {
 
   /// Forgets the current document, keeping the buffers' memory.
   mutating func resetDocument() {
-    frames.removeAll()
+    // With list framing the list's own frame stays open.
+    frames.truncate(to: min(frames.count, documentDepth))
     inDocument = false
     fastPath = false
     copying = false

@@ -106,9 +106,12 @@ final class ConversionEngine {
         // A final newline lets yajl end a number that ends the input.
         input.append(0x0A)
       }
-      parseAvailable(final: true)
+      // A truncated record may resume parsing at an earlier line: parse until nothing is left.
+      repeat {
+        parseAvailable(final: true)
+        if outcome == .completed { finishInput() }
+      } while outcome == .completed && parsePosition < input.count
     }
-    if outcome == .completed { finishInput() }
     startNextInput()
   }
 
@@ -205,10 +208,50 @@ final class ConversionEngine {
         malformed(at: problem.offset, message: problem.message, final: end == input.count)
       }
     case .error:
-      let offset = parsePosition + parser.bytesConsumed
-      let message = Self.describe(parser.errorMessage(for: chunk, count: length))
-      malformed(at: min(offset, input.count), message: message, final: end == input.count)
+      let yajlMessage = parser.errorMessage(for: chunk, count: length)
+      var offset = min(parsePosition + parser.bytesConsumed, input.count)
+      var message = Self.describe(yajlMessage)
+      // yajl reports the place just past the offending token; point at the token itself.
+      offset = yajlMessage.hasPrefix("lexical error")
+        ? max(offset - 1, parsePosition) : startOfToken(endingAt: offset)
+      if input.count - offset >= 3 && input.base[offset] == 0xEF && input.base[offset + 1] == 0xBB
+        && input.base[offset + 2] == 0xBF
+      {
+        message = "malformed JSON: a byte-order mark (U+FEFF) inside the input; only its very start may have one"
+      }
+      malformed(at: offset, message: message, final: end == input.count)
     }
+  }
+
+  /// The first byte of the JSON token that ends just before `end` (a string, a literal or
+  /// number, or one structural character), for pointing at what yajl refused.
+  private func startOfToken(endingAt end: Int) -> Int {
+    var position = end - 1
+    guard position >= parsePosition else { return end }
+    let last = input.base[position]
+    if last == UInt8(ascii: "\"") {
+      position -= 1
+      while position >= parsePosition {
+        if input.base[position] == UInt8(ascii: "\"") {
+          var backslashes = 0
+          while position - 1 - backslashes >= parsePosition
+            && input.base[position - 1 - backslashes] == UInt8(ascii: "\\")
+          {
+            backslashes += 1
+          }
+          if backslashes % 2 == 0 { return position }
+        }
+        position -= 1
+      }
+      return end - 1
+    }
+    func isWordByte(_ byte: UInt8) -> Bool {
+      (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+        || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+    }
+    guard isWordByte(last) else { return position }
+    while position > parsePosition && isWordByte(input.base[position - 1]) { position -= 1 }
+    return position
   }
 
   /// Turns yajl's wording into this tool's.
@@ -241,10 +284,23 @@ final class ConversionEngine {
       start = scan.pointee.documentStart
     }
     var problemMessage = message
+    var problemOffset = offset
+    let reparsing = lastErrorOffset >= 0 && start < lastErrorOffset
     if offset >= input.count || (final && offset >= input.count - 1) {
       problemMessage = "malformed JSON: truncated document (the input ends inside it)"
     }
-    report(malformedAt: offset, message: problemMessage)
+    var truncatedRecordEnd: Int? = nil
+    if options.framing == .lines && !reparsing, let next = nextObjectLine(after: start, before: offset) {
+      // The document's line ended early and the next line starts another document: a
+      // truncated NDJSON record. Point at the end of its line, not where yajl noticed.
+      truncatedRecordEnd = next
+      problemOffset = next - 1
+      if problemOffset > start && input.base[problemOffset - 1] == 0x0D { problemOffset -= 1 }
+      problemMessage =
+        "malformed JSON: the document is cut short at the end of its line (a truncated record?);"
+        + " the next line starts a new document"
+    }
+    report(malformedAt: problemOffset, message: problemMessage)
     replaceParser()
     guard options.continuesAfterBadDocument else {
       outcome = .stopped
@@ -254,15 +310,30 @@ final class ConversionEngine {
       outcome = .abandoned
       return
     }
-    // Resume on the first line after the document's first line that starts with `{`; after a
-    // resumed parse failed again, only past the line of the error (so nothing is parsed twice
-    // more than once).
-    let reparsing = lastErrorOffset >= 0 && start < lastErrorOffset
     lastErrorOffset = max(offset, lastErrorOffset)
     rejectStart = start
-    resyncScan = reparsing ? offset : start
     parsePosition = start
+    if let next = truncatedRecordEnd {
+      finishReject(upTo: next)
+      return
+    }
+    // Otherwise resume on the first line after the error's line that starts with `{`.
+    resyncScan = offset
     _ = resync(final: final)
+  }
+
+  /// The start of the first line after the one holding `start`, and before `limit`, whose
+  /// first byte is `{`.
+  private func nextObjectLine(after start: Int, before limit: Int) -> Int? {
+    var position = start
+    while position < limit,
+      let found = memchr(input.base + position, 0x0A, limit - position)
+    {
+      let lineStart = input.base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
+      if lineStart < limit && input.base[lineStart] == UInt8(ascii: "{") { return lineStart }
+      position = lineStart
+    }
+    return nil
   }
 
   /// Start of the text to save in `--rejects` for the document being skipped.
@@ -330,16 +401,7 @@ final class ConversionEngine {
   private func finishInput() {
     let scan = state
     if scan.pointee.inDocument {
-      let end = input.count
-      report(malformedAt: end, message: "malformed JSON: truncated document (the input ends inside it)")
-      if !options.continuesAfterBadDocument {
-        outcome = .stopped
-      } else if options.framing == .lines {
-        rejectStart = scan.pointee.documentStart
-        finishReject(upTo: end)
-      } else {
-        outcome = .abandoned
-      }
+      malformed(at: input.count, message: "malformed JSON: truncated document (the input ends inside it)", final: true)
       return
     }
     if options.framing == .list && scan.pointee.frames.count > 0 {
