@@ -12,6 +12,7 @@ struct Run {
     let converter = StreamConverter(
       options: invocation.options, output: FileDescriptorSink(descriptor: 1))
     converter.unbuffered = invocation.unbuffered
+    converter.jobs = invocation.jobs ?? defaultJobs()
     if let path = invocation.rejectsPath {
       let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
       guard descriptor >= 0 else {
@@ -102,4 +103,11 @@ func monotonicSeconds() -> Double {
   var now = timespec()
   clock_gettime(CLOCK_MONOTONIC, &now)
   return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+/// The default for `--jobs`: one thread per processor, at most 8 (beyond that yajl's share of the
+/// work no longer dominates and output writing does).
+func defaultJobs() -> Int {
+  let processors = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+  return min(max(processors, 1), 8)
 }

@@ -434,6 +434,30 @@ final class ConversionEngine {
   /// Clears the outcome so that a later input can be read (after an abandoned one).
   func resetOutcome() { outcome = .completed }
 
+  // MARK: Batches (for several threads)
+
+  /// Starts a batch: the bytes fed next are a piece of an input whose first line is numbered
+  /// `firstLine`. Only the piece at the very start of an input may have a byte-order mark.
+  func beginBatch(firstLine: Int, atInputStart: Bool) {
+    outcome = .completed
+    checkingByteOrderMark = atInputStart
+    state.pointee.lineAtCursor = firstLine
+  }
+
+  /// Ends a batch that is not the end of its input (it ends just before a line starting with
+  /// `{`). A document still open continues past the batch: its bytes and first line are
+  /// returned, to be converted again in front of the next batch. A malformed document being
+  /// skipped ends here, where the next `{` line begins, exactly as in one pass.
+  func finishBatch() -> (carry: [UInt8], line: Int)? {
+    defer { startNextInput() }
+    guard outcome == .completed else { return nil }
+    if resyncScan != nil { finishReject(upTo: input.count) }
+    guard state.pointee.inDocument else { return nil }
+    let start = state.pointee.documentStart
+    let carry = Array(UnsafeBufferPointer(start: input.base + start, count: input.count - start))
+    return (carry, state.pointee.documentLine)
+  }
+
   // MARK: Results
 
   /// Hands over the converted text produced so far (whole documents only) and clears it.

@@ -39,4 +39,17 @@ public struct FileDescriptorSink: Sendable {
       written += count
     }
   }
+
+  /// Writes the bytes of `array` (whole documents).
+  public func write(_ array: [UInt8]) throws(IOError) {
+    let failure = array.withUnsafeBytes { bytes -> IOError? in
+      do throws(IOError) {
+        try write(bytes)
+        return nil
+      } catch {
+        return error
+      }
+    }
+    if let failure { throw failure }
+  }
 }

@@ -25,6 +25,14 @@ public final class StreamConverter {
   public var unbuffered = false
   /// Bytes asked of each `read(2)`; tests set tiny sizes to split documents anywhere.
   public var readSize = 1 << 18
+  /// Worker threads for `--format lines` input (1: convert on the calling thread). Output is in
+  /// input order and the same whatever the number.
+  public var jobs = 1
+
+  /// Counters of work done outside the engine (parallel runs): bytes read, and results of
+  /// batches.
+  var statisticsOffset = Statistics()
+  private var workQueue: WorkQueue? = nil
 
   private let engine: ConversionEngine
   private var currentInput = "<stdin>"
@@ -36,11 +44,26 @@ public final class StreamConverter {
   }
 
   /// Counters so far.
-  public var statistics: Statistics { engine.statistics }
+  public var statistics: Statistics { statisticsSoFar }
+
+  var statisticsSoFar: Statistics {
+    var total = engine.statistics
+    total.add(statisticsOffset)
+    return total
+  }
+
+  /// Whether this run converts on several threads.
+  private var runsInParallel: Bool { jobs > 1 && options.framing == .lines && !unbuffered }
 
   /// Converts everything readable from `descriptor`, named `name` in messages.
   public func convert(descriptor: Int32, name: String) throws(IOError) -> InputOutcome {
     currentInput = name
+    if runsInParallel {
+      if workQueue == nil { workQueue = WorkQueue(workers: jobs, options: options) }
+      if let queue = workQueue, queue.hasWorkers {
+        return try convertInParallel(descriptor: descriptor, name: name, queue: queue)
+      }
+    }
     engine.lineAtATime = unbuffered
     engine.resetOutcome()
     var total = 0
@@ -75,8 +98,18 @@ public final class StreamConverter {
 
   /// Ends the run: closes `--format list` output and writes what is left.
   public func finish() throws(IOError) {
+    workQueue?.close()
+    workQueue = nil
     engine.finishOutput()
     try deliver(final: true)
+  }
+
+  /// Writes a batch's results, in order.
+  func deliver(_ result: BatchResult) throws(IOError) {
+    for diagnostic in result.diagnostics { diagnosticHandler(diagnostic, currentInput) }
+    statisticsOffset.add(result.statistics)
+    if let rejects, !result.rejects.isEmpty { try rejects.write(result.rejects) }
+    try output.write(result.output)
   }
 
   private func deliver(final: Bool) throws(IOError) {
