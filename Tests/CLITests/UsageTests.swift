@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+
+// SPEC.md "Command line" and shared_decisions.md: usage errors are
+// `cbl-attachments: error: MESSAGE` + `Try 'cbl-attachments --help' for more information.`,
+// status 2, nothing on standard output and no input read.
+
+@Suite("CLI: usage")
+struct UsageTests {
+  /// Standard input that must not be read (or at least not converted) on a usage error.
+  private let input = Array("{\"a\":{\"@type\":\"blob\",\"digest\":\"d\"}}\n".utf8)
+
+  @Test("no mode")
+  func noMode() throws {
+    let scratch = try Scratch()
+    try scratch.write("in.json", input)
+    expectRun(
+      try CLI.run(["in.json"], stdin: input, in: scratch.directory), stdout: "",
+      stderr: usageError("choose a mode: --push, --pull, --list or --check"), status: 2)
+    expectRun(
+      try CLI.run([], stdin: input), stdout: "",
+      stderr: usageError("choose a mode: --push, --pull, --list or --check"), status: 2)
+  }
+
+  @Test("two modes")
+  func twoModes() throws {
+    expectRun(
+      try CLI.run(["--push", "--pull"], stdin: input), stdout: "",
+      stderr: usageError("choose one mode: --push and --pull were both given"), status: 2)
+    expectRun(
+      try CLI.run(["--list", "-k", "--check"], stdin: input), stdout: "",
+      stderr: usageError("choose one mode: --list and --check were both given"), status: 2)
+  }
+
+  @Test("unknown option")
+  func unknownOption() throws {
+    expectRun(
+      try CLI.run(["--push", "--frobnicate"], stdin: input), stdout: "",
+      stderr: usageError("unknown option '--frobnicate'"), status: 2)
+    expectRun(
+      try CLI.run(["-x", "--push"], stdin: input), stdout: "",
+      stderr: usageError("unknown option '-x'"), status: 2)
+  }
+
+  @Test("bad --naming, in both spellings")
+  func badNaming() throws {
+    expectRun(
+      try CLI.run(["--push", "--naming", "xpath"], stdin: input), stdout: "",
+      stderr: usageError("--naming must be jsonpath or litecore, not 'xpath'"), status: 2)
+    expectRun(
+      try CLI.run(["--push", "--naming=LiteCore"], stdin: input), stdout: "",
+      stderr: usageError("--naming must be jsonpath or litecore, not 'LiteCore'"), status: 2)
+  }
+
+  @Test("an option's value missing at the end")
+  func missingValue() throws {
+    expectRun(
+      try CLI.run(["--push", "--naming"], stdin: input), stdout: "",
+      stderr: usageError("option --naming needs a value"), status: 2)
+  }
+
+  @Test("bad --format")
+  func badFormat() throws {
+    expectRun(
+      try CLI.run(["--pull", "--format=ndjson"], stdin: input), stdout: "",
+      stderr: usageError("--format must be lines or list, not 'ndjson'"), status: 2)
+  }
+
+  @Test("--revpos without --naming litecore")
+  func revposNeedsLitecore() throws {
+    expectRun(
+      try CLI.run(["--push", "--revpos", "3"], stdin: input), stdout: "",
+      stderr: usageError("--revpos applies to --naming litecore only"), status: 2)
+    expectRun(
+      try CLI.run(["--push", "--naming=jsonpath", "--revpos=3"], stdin: input), stdout: "",
+      stderr: usageError("--revpos applies to --naming litecore only"), status: 2)
+    // With litecore naming it is accepted, in either order, and used.
+    expectRun(
+      try CLI.run(["--push", "--revpos=3", "--naming", "litecore"], stdin: input),
+      stdout:
+        "{\"a\":{\"@type\":\"blob\",\"digest\":\"d\"},\"_attachments\":{\"blob_/a\":{\"digest\":\"d\",\"stub\":true,\"revpos\":3}}}\n",
+      stderr: "", status: 0)
+  }
+
+  @Test("--help and -h: the usage on standard output, status 0, no input read")
+  func help() throws {
+    let result = try CLI.run(["--help"], stdin: input)
+    #expect(result.status == 0 && !result.signaled, "\(result)")
+    #expect(result.stderr == "")
+    #expect(
+      result.out.hasPrefix("Usage: cbl-attachments (--push | --pull | --list | --check) [OPTION]... [FILE]...\n"),
+      "\(result)")
+    #expect(result.out.hasSuffix("\n"))
+    // Every option of SPEC.md's command line is documented.
+    for option in [
+      "--push", "--pull", "--list", "--check", "--naming", "jsonpath", "litecore", "--revpos",
+      "--format", "lines", "list", "-k, --keep-going", "--rejects FILE", "--strict", "--stats",
+      "--progress", "-j, --jobs N", "--unbuffered", "-h, --help", "--version",
+    ] {
+      #expect(result.out.contains(option), "--help does not mention \(option)")
+    }
+    #expect(!result.out.contains("\"_attachments\":{\"$.a\""), "--help must not convert standard input")
+    let short = try CLI.run(["-h"])
+    expectRun(short, stdout: result.out, stderr: "", status: 0)
+    // --help shows the help and exits, whatever else is on the command line; no file is read.
+    let withMode = try CLI.run(["--push", "--help", "missing.json"])
+    expectRun(withMode, stdout: result.out, stderr: "", status: 0)
+  }
+
+  @Test("--version: one line, `cbl-attachments X.Y.Z ...`, status 0")
+  func version() throws {
+    let result = try CLI.run(["--version"], stdin: input)
+    #expect(result.status == 0 && !result.signaled, "\(result)")
+    #expect(result.stderr == "")
+    let lines = result.out.split(separator: "\n", omittingEmptySubsequences: false)
+    #expect(lines.count == 2 && lines[1].isEmpty, "one line: \(result)")
+    let words = lines[0].split(separator: " ")
+    #expect(words.first == "cbl-attachments", "\(result)")
+    let version = words.dropFirst().first.map(String.init) ?? ""
+    let parts = version.split(separator: ".")
+    #expect(parts.count == 3 && parts.allSatisfy { Int($0) != nil }, "X.Y.Z version: \(result)")
+  }
+
+  @Test("`--` ends the options: a file named like an option")
+  func doubleDash() throws {
+    let scratch = try Scratch()
+    try scratch.write("--pull", "{\"x\":1}\n")
+    expectRun(
+      try CLI.run(["--push", "--", "--pull"], in: scratch.directory), stdout: "{\"x\":1}\n",
+      stderr: "", status: 0)
+  }
+}

@@ -1,0 +1,240 @@
+import Foundation
+import LegacyAttachments
+import Testing
+
+// Golden tests in the style of yajl's test suite: every case under Golden/<case>/ holds an
+// `input.json` and, for each step that applies, the exact expected output, written by hand from
+// SPEC.md:
+//
+//   <step>.expected     the converted stream (standard output), byte for byte; required
+//   <step>.diagnostics  one line per diagnostic, `KIND LINE:COLUMN: SEVERITY: MESSAGE`;
+//                       absent = no diagnostic at all
+//   <step>.rejects      the rejected documents' original text (`--rejects`); absent = none
+//   <step>.outcome      `completed`, `stopped` or `abandoned`; absent = `completed`
+//   options             optional, one per line: `format list`, `keep-going`, `strict`, `revpos N`
+//                       (`revpos` applies to the litecore steps only, as on the command line)
+//
+// Steps: `push`, `push-litecore`, `pull`, and the chains `push-then-pull`,
+// `push-litecore-then-pull` (diagnostics and rejects of every stage, in order).
+//
+// Like yajl's runner, each step is fed to the engine with EVERY chunk size from 1 to 64 bytes (and
+// the default 64 KiB); every size must give exactly the expected result.
+
+/// The directory of the golden cases inside the test bundle.
+private let goldenRoot: URL = {
+  guard let url = Bundle.module.url(forResource: "Golden", withExtension: nil) else {
+    fatalError("the Golden resource directory is missing from the test bundle")
+  }
+  return url
+}()
+
+/// Every case directory, sorted by name.
+private let goldenCaseNames: [String] = {
+  let names = (try? FileManager.default.contentsOfDirectory(atPath: goldenRoot.path)) ?? []
+  return names.filter { name in
+    var isDirectory: ObjCBool = false
+    return FileManager.default.fileExists(
+      atPath: goldenRoot.appendingPathComponent(name).path, isDirectory: &isDirectory)
+      && isDirectory.boolValue
+  }.sorted()
+}()
+
+/// The chunk sizes every step is run with.
+private let chunkSizes: [Int] = Array(1...64) + [1 << 16]
+
+/// One golden case read from disk.
+private struct GoldenCase {
+  let name: String
+  let directory: URL
+  let input: [UInt8]
+  let framing: Framing
+  let keepGoing: Bool
+  let strict: Bool
+  let revpos: Int?
+
+  init(name: String) throws {
+    self.name = name
+    directory = goldenRoot.appendingPathComponent(name)
+    input = try GoldenCase.read(directory.appendingPathComponent("input.json"))
+    var framing = Framing.lines
+    var keepGoing = false
+    var strict = false
+    var revpos: Int? = nil
+    if let text = try? String(contentsOf: directory.appendingPathComponent("options"), encoding: .utf8) {
+      for line in text.split(separator: "\n") {
+        let words = line.split(separator: " ").map(String.init)
+        switch words.first {
+        case "format": framing = Framing(rawValue: words[1])!
+        case "keep-going": keepGoing = true
+        case "strict": strict = true
+        case "revpos": revpos = Int(words[1])!
+        default: Issue.record("\(name)/options: unknown option line '\(line)'")
+        }
+      }
+    }
+    self.framing = framing
+    self.keepGoing = keepGoing
+    self.strict = strict
+    self.revpos = revpos
+  }
+
+  static func read(_ url: URL) throws -> [UInt8] {
+    [UInt8](try Data(contentsOf: url))
+  }
+
+  func file(_ name: String) -> [UInt8]? {
+    try? GoldenCase.read(directory.appendingPathComponent(name))
+  }
+
+  /// The steps this case has expectations for.
+  var steps: [String] {
+    let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+    return files.filter { $0.hasSuffix(".expected") }.map { String($0.dropLast(".expected".count)) }
+      .sorted()
+  }
+
+  func options(_ mode: Mode, naming: Naming = .jsonpath) -> ConversionOptions {
+    ConversionOptions(
+      mode: mode, naming: naming, revpos: naming == .litecore ? revpos : nil, framing: framing,
+      keepGoing: keepGoing, strict: strict)
+  }
+
+  /// The stages of a step, each run on the output of the one before.
+  func stages(of step: String) -> [ConversionOptions]? {
+    switch step {
+    case "push": [options(.push)]
+    case "push-litecore": [options(.push, naming: .litecore)]
+    case "pull": [options(.pull)]
+    case "push-then-pull": [options(.push), options(.pull)]
+    case "push-litecore-then-pull": [options(.push, naming: .litecore), options(.pull)]
+    default: nil
+    }
+  }
+}
+
+/// What one run of a step produced, in the form the expectation files use.
+private struct StepResult: Equatable {
+  var output: [UInt8] = []
+  var diagnostics: [String] = []
+  var rejects: [UInt8] = []
+  var outcome = "completed"
+}
+
+private func describe(_ outcome: InputOutcome) -> String {
+  switch outcome {
+  case .completed: "completed"
+  case .stopped: "stopped"
+  case .abandoned: "abandoned"
+  }
+}
+
+private func line(_ diagnostic: Diagnostic) -> String {
+  "\(diagnostic.kind.rawValue) \(diagnostic.description)"
+}
+
+private func run(_ stages: [ConversionOptions], on input: [UInt8], chunkSize: Int) -> StepResult {
+  var result = StepResult()
+  var text = input
+  for options in stages {
+    let stream = LegacyAttachments.convertStream(text, options: options, chunkSize: chunkSize)
+    result.diagnostics += stream.diagnostics.map(line)
+    result.rejects += stream.rejects
+    result.outcome = describe(stream.outcome)
+    result.output = stream.output
+    text = stream.output
+    if stream.outcome != .completed { break }
+  }
+  return result
+}
+
+/// Shows bytes readably in failure messages (control characters and invalid UTF-8 made visible).
+private func show(_ bytes: [UInt8]) -> String {
+  var text = ""
+  for scalar in String(decoding: bytes, as: UTF8.self).unicodeScalars {
+    switch scalar {
+    case "\n": text += "⏎\n"
+    case "\r": text += "␍"
+    case "\t": text += "⇥"
+    case "\u{FEFF}": text += "<BOM>"
+    case "\u{FFFD}": text += "<invalid UTF-8>"
+    default:
+      text += scalar.value < 0x20 ? "<\(String(scalar.value, radix: 16))>" : String(scalar)
+    }
+  }
+  return text
+}
+
+private func lines(_ bytes: [UInt8]?) -> [String] {
+  guard let bytes, !bytes.isEmpty else { return [] }
+  return String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+    .dropLast(bytes.last == 0x0A ? 1 : 0).map(String.init)
+}
+
+@Suite("Golden files: every SPEC.md rule, every chunk size")
+struct GoldenTests {
+  @Test("the golden cases are all there and well-formed")
+  func inventory() throws {
+    #expect(goldenCaseNames.count >= 45, "cases found: \(goldenCaseNames)")
+    for name in goldenCaseNames {
+      let golden = try GoldenCase(name: name)
+      #expect(!golden.steps.isEmpty, "\(name) has no .expected file")
+      for step in golden.steps {
+        #expect(golden.stages(of: step) != nil, "\(name): unknown step '\(step)'")
+      }
+      let files = (try? FileManager.default.contentsOfDirectory(atPath: golden.directory.path)) ?? []
+      for file in files where file != "input.json" && file != "options" {
+        let step = file.split(separator: ".").first.map(String.init) ?? ""
+        #expect(golden.steps.contains(step), "\(name)/\(file) belongs to no step with a .expected file")
+      }
+    }
+  }
+
+  @Test("golden case", arguments: goldenCaseNames)
+  func golden(_ name: String) throws {
+    let golden = try GoldenCase(name: name)
+    for step in golden.steps {
+      guard let stages = golden.stages(of: step) else { continue }
+      let expected = StepResult(
+        output: golden.file("\(step).expected") ?? [],
+        diagnostics: lines(golden.file("\(step).diagnostics")),
+        rejects: golden.file("\(step).rejects") ?? [],
+        outcome: golden.file("\(step).outcome").map {
+          String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        } ?? "completed")
+
+      // Every chunk size gives one and the same result...
+      let reference = run(stages, on: golden.input, chunkSize: 1)
+      for size in chunkSizes.dropFirst() {
+        let result = run(stages, on: golden.input, chunkSize: size)
+        if result != reference {
+          Issue.record(
+            """
+            \(name) \(step): chunk size \(size) differs from chunk size 1
+            --- chunk size 1 output:
+            \(show(reference.output))--- chunk size \(size) output:
+            \(show(result.output))--- diagnostics (1 / \(size)):
+            \(reference.diagnostics.joined(separator: "\n"))
+            \(result.diagnostics.joined(separator: "\n"))
+            """)
+          break
+        }
+      }
+      // ...and it is the expected one.
+      #expect(
+        show(reference.output) == show(expected.output), "\(name) \(step): output")
+      #expect(reference.output == expected.output, "\(name) \(step): output bytes")
+      #expect(reference.diagnostics == expected.diagnostics, "\(name) \(step): diagnostics")
+      #expect(show(reference.rejects) == show(expected.rejects), "\(name) \(step): rejects")
+      #expect(reference.rejects == expected.rejects, "\(name) \(step): rejects bytes")
+      #expect(reference.outcome == expected.outcome, "\(name) \(step): outcome")
+
+      // Push and pull are idempotent: converting the expected output again changes nothing.
+      if stages.count == 1, !reference.diagnostics.contains(where: { $0.contains(": error: ") }) {
+        let again = run(stages, on: expected.output, chunkSize: 7)
+        #expect(
+          show(again.output) == show(expected.output),
+          "\(name) \(step): converting the output again must change nothing")
+      }
+    }
+  }
+}
