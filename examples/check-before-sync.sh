@@ -1,0 +1,48 @@
+#!/bin/sh
+# Before a migration, find the documents that Sync Gateway would refuse: --check writes one
+# NDJSON finding per problem (an attachment over 20 MiB, more than 1 MiB of attachment metadata,
+# a blob without a digest, a bad "_attachments") and exits 1 when it found any.
+#
+# usage: examples/check-before-sync.sh [PATH-TO-cbl-attachments]
+set -eu
+. "$(dirname -- "$0")/lib/common.sh" "$@"
+
+section "the example dump is fine: no findings, status 0"
+status=0
+"$bin" --check "$data/dump.ndjson" >"$tmp/findings" 2>"$tmp/summary" || status=$?
+cat "$tmp/summary"
+expect_status 0 "$status" "--check on the example dump"
+[ ! -s "$tmp/findings" ] || fail "unexpected findings: $(cat "$tmp/findings")"
+ok "status 0"
+
+section "attachments over 20 MiB (examples/data/media.ndjson)"
+status=0
+"$bin" --check "$data/media.ndjson" >"$tmp/findings" 2>"$tmp/summary" || status=$?
+jq -r '[.id, .problem, .pointer] | @tsv' "$tmp/findings"
+cat "$tmp/summary"
+expect_status 1 "$status" "--check on media.ndjson"
+[ "$(jq -r '[.id, .problem, .pointer] | join(" ")' "$tmp/findings" | tr '\n' ';')" = \
+  "video::launch attachment-too-large /video;note::2015-scan attachment-too-large /_attachments/plan.tiff;" ] ||
+  fail "unexpected findings"
+ok "the 30 MiB blob and the 21 MiB legacy attachment are found; exactly 20 MiB is accepted"
+
+section "more than 1 MiB of attachment metadata: an album of 10000 photos"
+jq -nc '{_id: "album::trip-2023", type: "album",
+         photos: [range(0; 10000) | {"@type": "blob", content_type: "image/jpeg",
+                  digest: ("sha1-" + ("000000000000000000000000000" + tostring)[-27:] + "="),
+                  length: (100000 + .)}]}' >"$tmp/album.json"
+status=0
+"$bin" --check "$tmp/album.json" >"$tmp/findings" 2>/dev/null || status=$?
+jq -r '.detail' "$tmp/findings"
+expect_status 1 "$status" "--check on the album"
+[ "$(jq -r .problem "$tmp/findings")" = "metadata-too-large" ] || fail "expected metadata-too-large"
+# The size --check reports is the size of the compact _attachments that --push makes.
+size=$("$bin" --push "$tmp/album.json" | jq -c '._attachments' | tr -d '\n' | wc -c | tr -d ' ')
+jq -r '.detail' "$tmp/findings" | grep -q " $size bytes" || fail "--check does not report the $size bytes that push makes"
+ok "reported, with the size that push would produce ($size bytes)"
+
+section "the IDs of the documents that would fail to sync, from all inputs"
+"$bin" --check "$data/dump.ndjson" "$data/media.ndjson" "$data/messy.ndjson" 2>/dev/null |
+  jq -r '.id // "(no _id, line \(.line))"' | sort -u | tee "$tmp/ids"
+[ "$(count_lines "$tmp/ids")" -eq 7 ] || fail "expected 7 documents"
+ok "7 documents to fix before they can sync"
