@@ -39,6 +39,10 @@ final class ConversionEngine {
   /// While skipping a malformed document's rest: where to look for the next line start.
   private var resyncScan: Int? = nil
   private(set) var outcome: InputOutcome = .completed
+  /// Set once the input has ended and what is left is being parsed.
+  private var atEndOfInput = false
+  /// Where the input really ends (before the newline added for yajl's sake).
+  private var endOfInput = 0
 
   init(options: ConversionOptions) {
     self.options = options
@@ -101,10 +105,13 @@ final class ConversionEngine {
 
   /// The current input has ended: converts what is left and reports a truncated document.
   func endInput() {
+    atEndOfInput = true
+    endOfInput = input.count
     if outcome == .completed {
       if input.count > parsePosition && input.base[input.count - 1] != 0x0A {
         // A final newline lets yajl end a number that ends the input.
         input.append(0x0A)
+        state.pointee.input = input.base
       }
       // A truncated record may resume parsing at an earlier line: parse until nothing is left.
       repeat {
@@ -205,21 +212,27 @@ final class ConversionEngine {
         outcome = .abandoned
       } else if let problem = scan.lexicalProblem {
         state.pointee.lexicalProblem = nil
-        malformed(at: problem.offset, message: problem.message, final: end == input.count)
+        malformed(at: problem.offset, message: problem.message, final: atEndOfInput)
       }
     case .error:
       let yajlMessage = parser.errorMessage(for: chunk, count: length)
       var offset = min(parsePosition + parser.bytesConsumed, input.count)
       var message = Self.describe(yajlMessage)
       // yajl reports the place just past the offending token; point at the token itself.
-      offset = yajlMessage.hasPrefix("lexical error")
-        ? max(offset - 1, parsePosition) : startOfToken(endingAt: offset)
+      if yajlMessage.hasPrefix("lexical error") {
+        // Past the offending byte, except for a control character inside a string.
+        if !yajlMessage.contains("invalid character inside string") {
+          offset = max(offset - 1, parsePosition)
+        }
+      } else {
+        offset = startOfToken(endingAt: offset)
+      }
       if input.count - offset >= 3 && input.base[offset] == 0xEF && input.base[offset + 1] == 0xBB
         && input.base[offset + 2] == 0xBF
       {
         message = "malformed JSON: a byte-order mark (U+FEFF) inside the input; only its very start may have one"
       }
-      malformed(at: offset, message: message, final: end == input.count)
+      malformed(at: offset, message: message, final: atEndOfInput)
     }
   }
 
@@ -286,8 +299,9 @@ final class ConversionEngine {
     var problemMessage = message
     var problemOffset = offset
     let reparsing = lastErrorOffset >= 0 && start < lastErrorOffset
-    if offset >= input.count || (final && offset >= input.count - 1) {
+    if final && offset >= endOfInput {
       problemMessage = "malformed JSON: truncated document (the input ends inside it)"
+      problemOffset = endOfInput
     }
     var truncatedRecordEnd: Int? = nil
     if options.framing == .lines && !reparsing, let next = nextObjectLine(after: start, before: offset) {
@@ -303,6 +317,12 @@ final class ConversionEngine {
     report(malformedAt: problemOffset, message: problemMessage)
     replaceParser()
     guard options.continuesAfterBadDocument else {
+      // Keep the text up to the end of the error's line with the rejects, as for any other
+      // rejected document.
+      rejectStart = start
+      var end = min(offset, input.count)
+      while end < input.count && input.base[end] != 0x0A { end += 1 }
+      finishReject(upTo: min(end + 1, input.count))
       outcome = .stopped
       return
     }
@@ -330,7 +350,9 @@ final class ConversionEngine {
       let found = memchr(input.base + position, 0x0A, limit - position)
     {
       let lineStart = input.base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
-      if lineStart < limit && input.base[lineStart] == UInt8(ascii: "{") { return lineStart }
+      if lineStart <= limit && lineStart < input.count && input.base[lineStart] == UInt8(ascii: "{") {
+        return lineStart
+      }
       position = lineStart
     }
     return nil
@@ -356,8 +378,8 @@ final class ConversionEngine {
       finishReject(upTo: input.count)
       return true
     }
-    // Keep the partial last line to look at its first byte when more arrives.
-    resyncScan = max(position - 1, rejectStart)
+    // Look again from the last newline seen, to check the next line's first byte when it arrives.
+    if position > (resyncScan ?? 0) { resyncScan = position - 1 }
     return false
   }
 
@@ -397,22 +419,22 @@ final class ConversionEngine {
     state.pointee.frames.removeAll()
   }
 
-  /// End of input with everything parsed: a document still open was cut short.
+  /// End of input with everything parsed: a document still open was cut short. (yajl's own
+  /// end-of-input check is not needed: the last chunk always ends with a newline, so yajl holds
+  /// no partial token.)
   private func finishInput() {
     let scan = state
     if scan.pointee.inDocument {
-      malformed(at: input.count, message: "malformed JSON: truncated document (the input ends inside it)", final: true)
+      malformed(
+        at: endOfInput, message: "malformed JSON: truncated document (the input ends inside it)",
+        final: true)
       return
     }
     if options.framing == .list && scan.pointee.frames.count > 0 {
-      scan.pointee.beginDocument(at: input.count)
-      report(malformedAt: input.count, message: "malformed JSON: truncated list (the input ends inside the array)")
-      outcome = options.continuesAfterBadDocument ? .abandoned : .stopped
-      return
-    }
-    if parser.complete() == .error {
-      scan.pointee.beginDocument(at: input.count)
-      report(malformedAt: input.count, message: "malformed JSON: truncated document (the input ends inside it)")
+      scan.pointee.beginDocument(at: endOfInput)
+      report(
+        malformedAt: endOfInput,
+        message: "malformed JSON: truncated list (the input ends inside the array)")
       outcome = options.continuesAfterBadDocument ? .abandoned : .stopped
     }
   }
@@ -422,6 +444,7 @@ final class ConversionEngine {
     replaceParser()
     input.count = 0
     input.shrink(ifAbove: 1 << 22)
+    atEndOfInput = false
     parsePosition = 0
     newlineScan = 0
     checkingByteOrderMark = true
