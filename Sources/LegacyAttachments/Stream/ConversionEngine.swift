@@ -225,7 +225,9 @@ final class ConversionEngine {
           offset = max(offset - 1, parsePosition)
         }
       } else {
-        offset = startOfToken(endingAt: offset)
+        // yajl's offset for a refused token depends on how the input was chunked; the token is
+        // the first thing after the last one it accepted (past one separator).
+        offset = firstTokenAfter(state.pointee.previousEnd, limit: input.count)
       }
       if input.count - offset >= 3 && input.base[offset] == 0xEF && input.base[offset + 1] == 0xBB
         && input.base[offset + 2] == 0xBF
@@ -236,35 +238,18 @@ final class ConversionEngine {
     }
   }
 
-  /// The first byte of the JSON token that ends just before `end` (a string, a literal or
-  /// number, or one structural character), for pointing at what yajl refused.
-  private func startOfToken(endingAt end: Int) -> Int {
-    var position = end - 1
-    guard position >= parsePosition else { return end }
-    let last = input.base[position]
-    if last == UInt8(ascii: "\"") {
-      position -= 1
-      while position >= parsePosition {
-        if input.base[position] == UInt8(ascii: "\"") {
-          var backslashes = 0
-          while position - 1 - backslashes >= parsePosition
-            && input.base[position - 1 - backslashes] == UInt8(ascii: "\\")
-          {
-            backslashes += 1
-          }
-          if backslashes % 2 == 0 { return position }
-        }
-        position -= 1
-      }
-      return end - 1
+  /// The first byte after `position` that is not whitespace, stepping over one `,` or `:`.
+  private func firstTokenAfter(_ position: Int, limit: Int) -> Int {
+    var index = max(position, 0)
+    func skipSpace() {
+      while index < limit, [0x20, 0x0A, 0x0D, 0x09].contains(input.base[index]) { index += 1 }
     }
-    func isWordByte(_ byte: UInt8) -> Bool {
-      (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-        || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+    skipSpace()
+    if index < limit && (input.base[index] == UInt8(ascii: ",") || input.base[index] == UInt8(ascii: ":")) {
+      index += 1
+      skipSpace()
     }
-    guard isWordByte(last) else { return position }
-    while position > parsePosition && isWordByte(input.base[position - 1]) { position -= 1 }
-    return position
+    return min(index, limit)
   }
 
   /// Turns yajl's wording into this tool's.

@@ -1,0 +1,79 @@
+// libFuzzer entry point, compiled into the LegacyAttachments module by Fuzz/run.sh (never part
+// of the package build). Invariants checked on every input:
+//  - no crash, no hang (libFuzzer's -timeout), no memory error (AddressSanitizer);
+//  - the same output whatever the feeding chunk size;
+//  - when the input is valid JSON, every output line is valid JSON;
+//  - for documents without a top-level "_attachments": pull(push(d)) == pull(d) (d compacted)
+//    and push(push(d)) == push(d).
+import CYajl
+import Glibc
+
+/// Whether `bytes` is a valid stream of JSON values, by yajl alone (no callbacks).
+private func isValidJSONStream(_ bytes: UnsafeRawBufferPointer) -> Bool {
+  guard let handle = yajl_alloc(nil, nil, nil) else { return false }
+  defer { yajl_free(handle) }
+  cyajl_config_flag(handle, yajl_allow_multiple_values, 1)
+  var start = 0
+  // A leading byte-order mark is the converter's to skip, not yajl's.
+  if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { start = 3 }
+  let rest = UnsafeRawBufferPointer(rebasing: bytes[start...])
+  guard let base = rest.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+    return yajl_complete_parse(handle) == yajl_status_ok
+  }
+  // Form feeds and vertical tabs are not JSON whitespace (yajl accepts them).
+  if rest.contains(0x0C) || rest.contains(0x0B) { return false }
+  return yajl_parse(handle, base, rest.count) == yajl_status_ok
+    && yajl_complete_parse(handle) == yajl_status_ok
+}
+
+private func check(_ condition: Bool, _ message: String) {
+  if !condition {
+    let text = "fuzz invariant broken: \(message)\n"
+    _ = text.withCString { write(2, $0, strlen($0)) }
+    abort()
+  }
+}
+
+private func lines(_ output: [UInt8]) -> [ArraySlice<UInt8>] {
+  output.split(separator: 0x0A, omittingEmptySubsequences: true)
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+  let input = Array(UnsafeBufferPointer(start: data, count: size))
+  let valid = input.withUnsafeBytes { isValidJSONStream($0) }
+  for mode in [Mode.push, .pull, .list, .check] {
+    let options = ConversionOptions(mode: mode, keepGoing: true)
+    let whole = LegacyAttachments.convertStream(input, options: options)
+    for chunk in [1, 2, 3, 7] {
+      let pieces = LegacyAttachments.convertStream(input, options: options, chunkSize: chunk)
+      check(pieces.output == whole.output, "\(mode) output differs with chunk size \(chunk)")
+      check(pieces.rejects == whole.rejects, "\(mode) rejects differ with chunk size \(chunk)")
+    }
+    if valid {
+      for line in lines(whole.output) {
+        check(line.withUnsafeBytes { isValidJSONStream($0) }, "\(mode) wrote invalid JSON")
+      }
+    }
+  }
+  // Round trips, one document at a time.
+  for naming in Naming.allCases {
+    let pushOptions = ConversionOptions(mode: .push, naming: naming)
+    guard let pushed = try? LegacyAttachments.convert(input, options: pushOptions).bytes else {
+      continue
+    }
+    let again = try? LegacyAttachments.convert(pushed, options: pushOptions).bytes
+    check(again == pushed, "push is not idempotent (\(naming))")
+    let hasAttachments = input.withUnsafeBytes { raw in
+      raw.firstRange(of: Array("_attachments".utf8)) != nil || raw.contains(UInt8(ascii: "\\"))
+    }
+    if !hasAttachments {
+      let pulledOriginal = try? LegacyAttachments.pull(input)
+      let roundTrip = try? LegacyAttachments.pull(pushed)
+      if naming == .jsonpath {
+        check(roundTrip == pulledOriginal, "pull(push(d)) != d")
+      }
+    }
+  }
+  return 0
+}
