@@ -30,7 +30,7 @@ let package = Package(
     .testTarget(
       name: "LegacyAttachmentsTests",
       dependencies: ["LegacyAttachments"],
-      resources: [.copy("Golden")]
+      resources: [.copy("Golden"), .copy("FuzzRegressions")]
     ),
     .testTarget(
       name: "CLITests",
