@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Benchmark cbl-attachments against yajl's own tools, jq and Python, and measure its memory.
+#
+#   bench/run.sh [--mb N] [--rounds N] [--jobs N]
+#
+# Builds the release binary, generates a deterministic corpus (bench/make_corpus.py, modelled on
+# the project's yardstick generator), then runs every command ROUNDS times, alternating between
+# them so that a slow moment of the machine hurts all alike, and reports the median throughput
+# of each and the ratios the performance targets are stated in. jq and Python run on a tenth of
+# the corpus (they are 50-100x slower); throughput is per MB of input either way.
+# Then: peak RSS on a 1 GiB stream (the corpus ten times through a pipe), on one document of
+# --mb/1 MiB, and the time to convert an empty input. Needs yajl-tools, jq, GNU time
+# (`make bench` installs them).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mb=100
+rounds=5
+jobs=$(nproc)
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --mb) mb="$2"; shift 2 ;;
+    --rounds) rounds="$2"; shift 2 ;;
+    --jobs) jobs="$2"; shift 2 ;;
+    *) echo "usage: bench/run.sh [--mb N] [--rounds N] [--jobs N]" >&2; exit 2 ;;
+  esac
+done
+
+swift build -c release >/dev/null
+bin=.build/release/cbl-attachments
+out=bench/out
+mkdir -p "$out"
+corpus=$out/corpus-$mb.ndjson
+small=$out/corpus-$mb-tenth.ndjson
+pushed=$out/pushed-$mb.ndjson
+[ -s "$corpus" ] || python3 bench/make_corpus.py --mb "$mb" --seed 1 > "$corpus"
+[ -s "$small" ] || head -c $((mb * 1024 * 1024 / 10)) "$corpus" | sed '$d' > "$small"
+"$bin" --push -j 1 "$corpus" > "$pushed"
+bytes_corpus=$(stat -c %s "$corpus")
+bytes_small=$(stat -c %s "$small")
+bytes_pushed=$(stat -c %s "$pushed")
+
+# name | input bytes | command (reads its input itself, output to /dev/null)
+names=(json_verify json_reformat push-j1 pull-j1 "push-j$jobs" "pull-j$jobs" jq python)
+declare -A cmd size samples
+cmd[json_verify]="json_verify -q -s < $corpus"
+cmd[json_reformat]="json_reformat -m -s < $corpus > /dev/null"
+cmd[push-j1]="$bin --push -j 1 $corpus > /dev/null"
+cmd[pull-j1]="$bin --pull -j 1 $pushed > /dev/null"
+cmd[push-j$jobs]="$bin --push -j $jobs $corpus > /dev/null"
+cmd[pull-j$jobs]="$bin --pull -j $jobs $pushed > /dev/null"
+cmd[jq]="jq -c -f bench/push.jq $small > /dev/null"
+cmd[python]="python3 bench/push.py < $small > /dev/null"
+for name in json_verify json_reformat push-j1 "push-j$jobs"; do size[$name]=$bytes_corpus; done
+for name in pull-j1 "pull-j$jobs"; do size[$name]=$bytes_pushed; done
+size[jq]=$bytes_small
+size[python]=$bytes_small
+
+now() { date +%s%N; }
+for round in $(seq "$rounds"); do
+  for name in "${names[@]}"; do
+    if { [ "$name" = jq ] || [ "$name" = python ]; } && [ "$round" -gt 2 ]; then continue; fi
+    start=$(now)
+    sh -c "${cmd[$name]}"
+    samples[$name]="${samples[$name]:-} $(( $(now) - start ))"
+  done
+  echo "round $round of $rounds done" >&2
+done
+
+median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+declare -A rate
+printf '\n| command | input | median time | throughput |\n|---|---:|---:|---:|\n'
+for name in "${names[@]}"; do
+  ns=$(echo "${samples[$name]}" | median)
+  rate[$name]=$(awk -v b="${size[$name]}" -v ns="$ns" 'BEGIN {printf "%.1f", b / 1048576 / (ns / 1e9)}')
+  printf '| %s | %s MiB | %s s | %s MiB/s |\n' "$name" \
+    "$(awk -v b="${size[$name]}" 'BEGIN {printf "%.1f", b / 1048576}')" \
+    "$(awk -v ns="$ns" 'BEGIN {printf "%.3f", ns / 1e9}')" "${rate[$name]}"
+done
+ratio() { awk -v a="${rate[$1]}" -v b="${rate[$2]}" 'BEGIN {printf "%.2fx", a / b}'; }
+printf '\n| ratio (throughput) | measured | target |\n|---|---:|---:|\n'
+printf '| push-j1 / json_verify | %s | >= 0.8x |\n' "$(ratio push-j1 json_verify)"
+printf '| pull-j1 / json_verify | %s | >= 0.8x |\n' "$(ratio pull-j1 json_verify)"
+printf '| push-j1 / json_reformat | %s | >= 3x |\n' "$(ratio push-j1 json_reformat)"
+printf '| pull-j1 / json_reformat | %s | >= 3x |\n' "$(ratio pull-j1 json_reformat)"
+printf '| push-j1 / jq | %s | >= 50x |\n' "$(ratio push-j1 jq)"
+printf '| push-j1 / python | %s | |\n' "$(ratio push-j1 python)"
+printf '| push-j%s / push-j1 | %s | >= 1.6x with 2 jobs |\n' "$jobs" "$(ratio "push-j$jobs" push-j1)"
+printf '| pull-j%s / pull-j1 | %s | |\n' "$jobs" "$(ratio "pull-j$jobs" pull-j1)"
+
+"$bin" --push -j "$jobs" "$corpus" | cmp -s - <("$bin" --push -j 1 "$corpus") \
+  && echo "push -j $jobs output is byte-identical to -j 1" \
+  || { echo "push -j $jobs output DIFFERS from -j 1" >&2; exit 1; }
+
+# Memory.
+rss() { /usr/bin/time -f %M -o "$out/rss" sh -c "$1" >/dev/null; cat "$out/rss"; }
+repeat=$(( (1024 + mb - 1) / mb ))
+gib_cmd="for i in \$(seq $repeat); do cat $corpus; done | $bin --push -j 1 > /dev/null"
+gib_jobs_cmd="for i in \$(seq $repeat); do cat $corpus; done | $bin --push -j $jobs > /dev/null"
+single=$out/single-$mb.json
+[ -s "$single" ] || python3 bench/make_corpus.py --single-document-mb "$mb" > "$single"
+bytes_single=$(stat -c %s "$single")
+printf '\n| memory | peak RSS | target |\n|---|---:|---:|\n'
+printf '| push -j 1, %s MiB stream (corpus x%s via a pipe) | %s MiB | <= 64 MiB |\n' \
+  "$((repeat * bytes_corpus / 1048576))" "$repeat" "$(( $(rss "$gib_cmd") / 1024 ))"
+printf '| push -j %s, same stream | %s MiB | |\n' "$jobs" "$(( $(rss "$gib_jobs_cmd") / 1024 ))"
+single_kb=$(rss "$bin --push $single")
+printf '| push, one document of %s MiB | %s MiB (%sx its size) | < 4x |\n' \
+  "$((bytes_single / 1048576))" "$((single_kb / 1024))" \
+  "$(awk -v k="$single_kb" -v b="$bytes_single" 'BEGIN {printf "%.2f", k * 1024 / b}')"
+
+# Start-up: an empty input, 200 times.
+start=$(now)
+for i in $(seq 200); do "$bin" --push < /dev/null; done
+printf '\nstart-up: empty input converted in %s ms on average (target < 10 ms)\n' \
+  "$(awk -v ns="$(( $(now) - start ))" 'BEGIN {printf "%.2f", ns / 200 / 1e6}')"
+printf 'machine: %s, %s cores; %s\n' "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" \
+  "$(nproc)" "$(swift --version 2>/dev/null | head -1)"
