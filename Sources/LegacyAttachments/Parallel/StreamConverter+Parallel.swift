@@ -1,9 +1,6 @@
 import Glibc
 
 extension StreamConverter {
-  /// Bytes per batch: big enough that a worker spends its time in yajl, small enough that a few
-  /// batches per worker in flight stay within the memory budget.
-  static let batchSize = 1 << 20
 
   /// Converts `descriptor` with ``jobs`` worker threads. The input is cut into batches just before
   /// lines that start with `{` (document boundaries in NDJSON and in pretty-printed dumps);
@@ -13,7 +10,7 @@ extension StreamConverter {
     -> InputOutcome
   {
     let local = ConversionEngine(options: options)
-    var pending = ByteBuffer(capacity: Self.batchSize * 2)
+    var pending = ByteBuffer(capacity: batchBytes * 2)
     defer { pending.deallocate() }
     var nextLine = 1
     var submitted = 0
@@ -49,8 +46,8 @@ extension StreamConverter {
     while true {
       // Read and hand out batches while there is room.
       while !endOfInput && submitted - written < maximumInFlight {
-        pending.reserve(Self.batchSize)
-        let count = Glibc.read(descriptor, pending.base + pending.count, Self.batchSize)
+        pending.reserve(batchBytes)
+        let count = Glibc.read(descriptor, pending.base + pending.count, batchBytes)
         if count < 0 {
           if errno == EINTR { continue }
           let code = errno
@@ -66,9 +63,9 @@ extension StreamConverter {
           cut(at: pending.count, isLast: true)
           break
         }
-        let dataWaiting = count == Self.batchSize || Self.moreInputReady(descriptor)
-        if pending.count >= Self.batchSize || !dataWaiting {
-          if let split = Self.lastDocumentBoundary(in: pending, force: pending.count >= 4 * Self.batchSize) {
+        let dataWaiting = count == batchBytes || Self.moreInputReady(descriptor)
+        if pending.count >= batchBytes || !dataWaiting {
+          if let split = Self.lastDocumentBoundary(in: pending, force: pending.count >= 4 * batchBytes) {
             cut(at: split, isLast: false)
           }
         }

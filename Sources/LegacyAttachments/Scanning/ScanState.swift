@@ -183,6 +183,7 @@ struct ScanState {
     lineStartAtCursor = 0
     listClosed = false
     fatal = false
+    stopRequested = false
     lexicalProblem = nil
   }
 

@@ -28,6 +28,10 @@ public final class StreamConverter {
   /// Worker threads for `--format lines` input (1: convert on the calling thread). Output is in
   /// input order and the same whatever the number.
   public var jobs = 1
+  /// Bytes per batch with several jobs: big enough that a worker spends its time in yajl, small
+  /// enough that a few batches per worker in flight stay within the memory budget. Tests make
+  /// it tiny to cut documents everywhere.
+  var batchBytes = 1 << 20
 
   /// Counters of work done outside the engine (parallel runs): bytes read, and results of
   /// batches.
@@ -61,7 +65,14 @@ public final class StreamConverter {
     if runsInParallel {
       if workQueue == nil { workQueue = WorkQueue(workers: jobs, options: options) }
       if let queue = workQueue, queue.hasWorkers {
-        return try convertInParallel(descriptor: descriptor, name: name, queue: queue)
+        do {
+          let outcome = try convertInParallel(descriptor: descriptor, name: name, queue: queue)
+          if outcome != .completed { dropWorkQueue() }
+          return outcome
+        } catch {
+          dropWorkQueue()
+          throw error
+        }
       }
     }
     engine.lineAtATime = unbuffered
@@ -97,9 +108,14 @@ public final class StreamConverter {
   }
 
   /// Ends the run: closes `--format list` output and writes what is left.
-  public func finish() throws(IOError) {
+  /// Stops the worker threads (a stopped run leaves batches behind that nobody will take).
+  private func dropWorkQueue() {
     workQueue?.close()
     workQueue = nil
+  }
+
+  public func finish() throws(IOError) {
+    dropWorkQueue()
     engine.finishOutput()
     try deliver(final: true)
   }

@@ -1,0 +1,179 @@
+import Foundation
+import Glibc
+import Testing
+
+@testable import LegacyAttachments
+
+// `--jobs N` must change nothing but speed: the same stdout, stderr (diagnostics with the same
+// lines and columns), rejects and counts as one thread, for any input. Batches are made tiny
+// here so that documents are cut at every possible place and carried into the next batch.
+
+/// Everything a run produced.
+private struct RunResult: Equatable {
+  var output: [UInt8]
+  var rejects: [UInt8]
+  var diagnostics: [String]
+  var outcome: InputOutcome
+  var documents: Int
+  var errors: Int
+}
+
+/// Converts `input` (as a file, so the parallel reader sees a real descriptor) with `jobs` threads.
+private func run(
+  _ input: [UInt8], options: ConversionOptions, jobs: Int, batchBytes: Int = 1 << 20
+) throws -> RunResult {
+  let directory = FileManager.default.temporaryDirectory
+    .appendingPathComponent("cbl-parallel-\(UUID().uuidString)")
+  try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  defer { try? FileManager.default.removeItem(at: directory) }
+  let inputPath = directory.appendingPathComponent("in.ndjson").path
+  let outputPath = directory.appendingPathComponent("out").path
+  let rejectsPath = directory.appendingPathComponent("rejects").path
+  FileManager.default.createFile(atPath: inputPath, contents: Data(input))
+  let outputDescriptor = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+  let rejectsDescriptor = open(rejectsPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+  let inputDescriptor = open(inputPath, O_RDONLY)
+  defer {
+    close(inputDescriptor)
+  }
+  let converter = StreamConverter(
+    options: options, output: FileDescriptorSink(descriptor: outputDescriptor))
+  converter.rejects = FileDescriptorSink(descriptor: rejectsDescriptor, name: rejectsPath)
+  converter.jobs = jobs
+  converter.batchBytes = batchBytes
+  var diagnostics: [String] = []
+  converter.diagnosticHandler = { diagnostic, name in
+    diagnostics.append(diagnostic.formatted(inputName: name))
+  }
+  let outcome = try converter.convert(descriptor: inputDescriptor, name: "in.ndjson")
+  try converter.finish()
+  close(outputDescriptor)
+  close(rejectsDescriptor)
+  let statistics = converter.statistics
+  return RunResult(
+    output: Array(try Data(contentsOf: URL(fileURLWithPath: outputPath))),
+    rejects: Array(try Data(contentsOf: URL(fileURLWithPath: rejectsPath))),
+    diagnostics: diagnostics, outcome: outcome, documents: statistics.documents,
+    errors: statistics.errors)
+}
+
+/// A deterministic NDJSON stream of `count` documents, some with blobs, some with legacy
+/// attachments, every `badEvery`-th one bad in a rotating way (0: none bad).
+private func stream(count: Int, badEvery: Int = 0, pretty: Bool = false) -> [UInt8] {
+  var text = ""
+  for index in 0..<count {
+    if badEvery > 0 && index % badEvery == badEvery - 1 {
+      switch (index / badEvery) % 5 {
+      case 0: text += "{\"_id\":\"bad\(index)\",\"a\":\n"  // cut short at the end of its line
+      case 1: text += "[\(index)]\n"  // not an object
+      case 2: text += "{\"_attachments\":{},\"_attachments\":{}}\n"  // duplicate
+      case 3: text += "{\"_id\":\"bad\(index)\" \"x\"}\n"  // missing colon
+      default: text += "garbage \(index)\n"
+      }
+      continue
+    }
+    var document = "{\"_id\":\"doc\(index)\",\"n\":\(index).50"
+    if index % 3 == 0 {
+      document += ",\"photo\":{\"@type\":\"blob\",\"digest\":\"sha1-\(index)\",\"length\":\(index * 7)}"
+    }
+    if index % 4 == 1 {
+      document += ",\"_attachments\":{\"old\(index).jpg\":{\"digest\":\"sha1-old\(index)\",\"stub\":true}}"
+    }
+    if index % 5 == 2 {
+      document += ",\"list\":[{\"@type\":\"blob\",\"digest\":\"sha1-l\(index)\"},\"\\u00e9\"]"
+    }
+    document += "}"
+    if pretty {
+      // One member per line, nested objects indented; the document starts with `{` alone.
+      document = document.replacingOccurrences(of: "{\"_id\"", with: "{\n  \"_id\"")
+        .replacingOccurrences(of: ",\"", with: ",\n  \"")
+      document = String(document.dropLast()) + "\n}"
+    }
+    text += document + "\n"
+  }
+  return Array(text.utf8)
+}
+
+@Suite("Parallel conversion (--jobs)")
+struct ParallelTests {
+  @Test(
+    "the same output, diagnostics and rejects as one thread, at any batch size",
+    arguments: [Mode.push, .pull, .list, .check])
+  func sameAsOneThread(mode: Mode) throws {
+    let input = stream(count: 400, badEvery: 37)
+    let options = ConversionOptions(mode: mode, keepGoing: true)
+    let single = try run(input, options: options, jobs: 1)
+    #expect(single.documents == 400)
+    #expect(!single.output.isEmpty)
+    for batchBytes in [40, 97, 256, 1000, 1 << 20] {
+      for jobs in [2, 3] {
+        let parallel = try run(input, options: options, jobs: jobs, batchBytes: batchBytes)
+        #expect(parallel == single, "\(mode) jobs \(jobs) batch \(batchBytes)")
+      }
+    }
+  }
+
+  @Test("bad documents are reported at their own lines across batch boundaries")
+  func errorsAtTheRightLines() throws {
+    let input = stream(count: 100, badEvery: 10)
+    let result = try run(
+      input, options: ConversionOptions(mode: .push, keepGoing: true), jobs: 2, batchBytes: 64)
+    // Bad documents are on lines 10, 20, ..., 100 (one document per line).
+    let lines = result.diagnostics.compactMap { diagnostic -> Int? in
+      guard diagnostic.contains(": error: ") else { return nil }
+      return Int(diagnostic.split(separator: ":")[2])
+    }
+    #expect(lines == Array(stride(from: 10, through: 100, by: 10)))
+    #expect(result.errors == 10)
+    // Every good document is there, in order.
+    let ids = String(decoding: result.output, as: UTF8.self).split(separator: "\n").map {
+      $0.split(separator: "\"")[3]
+    }
+    let expected = (0..<100).filter { $0 % 10 != 9 }.map { "doc\($0)" }
+    #expect(ids.map(String.init) == expected)
+    // And every bad one is in the rejects, one per line.
+    #expect(String(decoding: result.rejects, as: UTF8.self).split(separator: "\n").count == 10)
+  }
+
+  @Test("pretty-printed documents spanning batches come out the same")
+  func prettyPrinted() throws {
+    let input = stream(count: 120, pretty: true)
+    let options = ConversionOptions(mode: .push)
+    let single = try run(input, options: options, jobs: 1)
+    #expect(single.diagnostics.isEmpty)
+    #expect(String(decoding: single.output, as: UTF8.self).split(separator: "\n").count == 120)
+    for batchBytes in [30, 200, 5000] {
+      let parallel = try run(input, options: options, jobs: 2, batchBytes: batchBytes)
+      #expect(parallel.outcome == single.outcome, "batch \(batchBytes)")
+      #expect(parallel.diagnostics == single.diagnostics, "batch \(batchBytes)")
+      #expect(parallel.output == single.output, "batch \(batchBytes): outputs differ")
+    }
+  }
+
+  @Test("a line starting with { inside a document is carried into the next batch")
+  func carriedDocument() throws {
+    // The second document's inner lines start with `{` in column 1, so batches are cut inside it.
+    let text = "{\"a\":1}\n{\"b\":[\n{\"@type\":\"blob\",\"digest\":\"d\"},\n{\"c\":2}\n]}\n{\"e\":3}\n"
+    let input = Array(text.utf8)
+    let single = try run(input, options: ConversionOptions(mode: .push), jobs: 1)
+    #expect(
+      String(decoding: single.output, as: UTF8.self)
+        == "{\"a\":1}\n{\"b\":[{\"@type\":\"blob\",\"digest\":\"d\"},{\"c\":2}],\"_attachments\":{\"$.b[0]\":{\"digest\":\"d\"}}}\n{\"e\":3}\n"
+    )
+    for batchBytes in [1, 8, 16, 24] {
+      #expect(try run(input, options: ConversionOptions(mode: .push), jobs: 2, batchBytes: batchBytes) == single)
+    }
+  }
+
+  @Test("without --keep-going the run stops at the first bad document, as with one thread")
+  func stopsAtFirstError() throws {
+    let input = stream(count: 300, badEvery: 150)
+    let options = ConversionOptions(mode: .push)
+    let single = try run(input, options: options, jobs: 1)
+    #expect(single.outcome == .stopped)
+    #expect(single.diagnostics.count == 1)
+    for batchBytes in [50, 700] {
+      #expect(try run(input, options: options, jobs: 2, batchBytes: batchBytes) == single)
+    }
+  }
+}
