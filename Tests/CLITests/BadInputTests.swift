@@ -29,7 +29,8 @@ struct BadInputTests {
     #expect(result.status == 1)
   }
 
-  // The location is where the bytes stop being UTF-8: the `"` after the lead byte 0xE9.
+  // The location is the first byte that starts no valid UTF-8 sequence: the lead byte 0xE9, whose
+  // continuation byte is missing.
   @Test("invalid UTF-8 in a string")
   func invalidUTF8() throws {
     let scratch = try Scratch()
@@ -37,7 +38,7 @@ struct BadInputTests {
     let result = try CLI.run(["--push", "latin1.json"], in: scratch.directory)
     expectRun(
       result, stdout: "{\"ok\":true}\n",
-      stderr: "cbl-attachments: latin1.json:2:14: error: malformed JSON: invalid UTF-8 in a string\n",
+      stderr: "cbl-attachments: latin1.json:2:13: error: malformed JSON: invalid UTF-8 (byte 0xE9)\n",
       status: 1)
   }
 

@@ -50,7 +50,7 @@ final class ConversionEngine {
     callbacks = .allocate(capacity: 1)
     callbacks.initialize(to: ScanCallbacks.make())
     state.initialize(to: ScanState(options: options, input: input.base))
-    parser = YajlParser(callbacks: callbacks, context: UnsafeMutableRawPointer(state), validateUTF8: true)
+    parser = YajlParser(callbacks: callbacks, context: UnsafeMutableRawPointer(state), validateUTF8: false)
     state.pointee.handle = parser.handle
   }
 
@@ -196,11 +196,24 @@ final class ConversionEngine {
   }
 
   private func parse(upTo end: Int) {
+    var end = end
     let chunk = input.base + parsePosition
+    // UTF-8 is checked here, strictly, rather than by yajl: yajl parses up to the first bad
+    // byte, and unless it finds an earlier error, that byte is the error.
+    let invalid = UTF8Validator.firstInvalid(chunk, count: end - parsePosition)
+    if let invalid { end = parsePosition + invalid }
     let length = end - parsePosition
     state.pointee.input = input.base
     state.pointee.chunkBase = parsePosition
-    let status = parser.parse(chunk, count: length)
+    let status = length > 0 ? parser.parse(chunk, count: length) : .ok
+    if status == .ok, let invalid {
+      let offset = parsePosition + invalid
+      let byte = input.base[offset]
+      malformed(
+        at: offset, message: "malformed JSON: invalid UTF-8 (byte 0x\(String(byte, radix: 16, uppercase: true)))",
+        final: atEndOfInput)
+      return
+    }
     switch status {
     case .ok:
       parsePosition = end
@@ -399,7 +412,7 @@ final class ConversionEngine {
   }
 
   private func replaceParser() {
-    parser = YajlParser(callbacks: callbacks, context: UnsafeMutableRawPointer(state), validateUTF8: true)
+    parser = YajlParser(callbacks: callbacks, context: UnsafeMutableRawPointer(state), validateUTF8: false)
     state.pointee.handle = parser.handle
     state.pointee.frames.removeAll()
   }
