@@ -1,0 +1,72 @@
+import Testing
+
+@testable import LegacyAttachments
+
+@Suite("Strict UTF-8 check")
+struct UTF8ValidatorTests {
+  private func firstInvalid(_ bytes: [UInt8]) -> Int? {
+    bytes.withUnsafeBufferPointer {
+      UTF8Validator.firstInvalid($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, count: $0.count)
+    }
+  }
+
+  @Test("well-formed text passes, at every length around the eight-byte steps")
+  func wellFormed() {
+    let text = Array("plain ASCII, café, 東京, 😀 and more ASCII to cross several words".utf8)
+    for length in 0...text.count {
+      let prefix = Array(text[..<length])
+      if String(validating: prefix, as: UTF8.self) != nil { #expect(firstInvalid(prefix) == nil) }
+    }
+  }
+
+  @Test(
+    "each kind of bad sequence is found at its first byte",
+    arguments: [
+      ([0x61, 0x80], 1),  // lone continuation byte
+      ([0x61, 0x62, 0xC3], 2),  // truncated two-byte sequence
+      ([0xC0, 0xAF], 0),  // overlong '/'
+      ([0xE0, 0x80, 0xAF], 0),  // overlong three-byte form
+      ([0xED, 0xA0, 0x80], 0),  // encoded surrogate U+D800
+      ([0xF4, 0x90, 0x80, 0x80], 0),  // beyond U+10FFFF
+      ([0xF8, 0x88, 0x80, 0x80, 0x80], 0),  // five-byte form
+      ([0x41, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41, 0xFF], 9),  // after a word of ASCII
+      ([0xE6, 0x9D, 0xB1, 0xE4, 0xBA], 3),  // truncated after a good one
+    ] as [([UInt8], Int)])
+  func badSequences(bytes: [UInt8], expected: Int) {
+    #expect(firstInvalid(bytes) == expected)
+  }
+
+  @Test("agrees with Swift's own strict decoding on random byte strings")
+  func randomStrings() {
+    var generator = SplitMix(seed: 7)
+    for _ in 0..<20_000 {
+      let length = Int(generator.next() % 24)
+      var bytes: [UInt8] = []
+      for _ in 0..<length {
+        let kind = generator.next() % 10
+        let byte = UInt8(truncatingIfNeeded: generator.next())
+        bytes.append(kind < 4 ? 0x20 + byte % 0x5F : kind < 6 ? 0x80 | byte & 0x3F : 0xC0 | byte)
+      }
+      let found = firstInvalid(bytes)
+      let valid = String(validating: bytes, as: UTF8.self) != nil
+      #expect((found == nil) == valid, "\(bytes)")
+      if let found {
+        // Everything before the reported byte is valid; the reported byte starts no valid sequence.
+        #expect(String(validating: bytes[..<found], as: UTF8.self) != nil, "\(bytes)")
+      }
+    }
+  }
+}
+
+/// A small deterministic generator (SplitMix64).
+private struct SplitMix {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
