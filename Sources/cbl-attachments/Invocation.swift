@@ -69,10 +69,18 @@ extension Invocation {
         if inline != nil { throw UsageError(message: "option \(name) takes no value") }
       }
       switch name {
-      case "--push": try noValue(); try setMode(.push, name)
-      case "--pull": try noValue(); try setMode(.pull, name)
-      case "--list": try noValue(); try setMode(.list, name)
-      case "--check": try noValue(); try setMode(.check, name)
+      case "--push":
+        try noValue()
+        try setMode(.push, name)
+      case "--pull":
+        try noValue()
+        try setMode(.pull, name)
+      case "--list":
+        try noValue()
+        try setMode(.list, name)
+      case "--check":
+        try noValue()
+        try setMode(.check, name)
       case "--naming":
         let text = try value(for: name, inline: inline)
         guard let parsed = Naming(rawValue: text) else {
@@ -91,20 +99,30 @@ extension Invocation {
           throw UsageError(message: "--format must be lines or list, not '\(text)'")
         }
         invocation.options.framing = parsed
-      case "-k", "--keep-going": try noValue(); invocation.options.keepGoing = true
+      case "-k", "--keep-going":
+        try noValue()
+        invocation.options.keepGoing = true
       case "--rejects":
         invocation.rejectsPath = try value(for: name, inline: inline)
         invocation.options.keepGoing = true
-      case "--strict": try noValue(); invocation.options.strict = true
-      case "--stats": try noValue(); invocation.stats = true
-      case "--progress": try noValue(); invocation.progress = true
+      case "--strict":
+        try noValue()
+        invocation.options.strict = true
+      case "--stats":
+        try noValue()
+        invocation.stats = true
+      case "--progress":
+        try noValue()
+        invocation.progress = true
       case "-j", "--jobs":
         let text = try value(for: name, inline: inline)
         guard let number = Int(text), number >= 1, number <= 1024 else {
           throw UsageError(message: "\(name) must be a whole number from 1 to 1024, not '\(text)'")
         }
         invocation.jobs = number
-      case "--unbuffered": try noValue(); invocation.unbuffered = true
+      case "--unbuffered":
+        try noValue()
+        invocation.unbuffered = true
       case "-h", "--help": invocation.help = true
       case "--version": invocation.version = true
       default:

@@ -14,7 +14,8 @@ final class ProgressLine {
   func begin(input name: String, descriptor: Int32) {
     input = name
     var info = stat()
-    size = fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
+    size =
+      fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
     started = monotonicSeconds()
     lastDrawn = 0
   }
@@ -26,7 +27,8 @@ final class ProgressLine {
     lastDrawn = now
     let elapsed = max(now - started, 0.001)
     let rate = Double(bytes) / elapsed
-    var line = "\(input): \(formatted(Double(bytes) / 1_048_576, digits: 1)) MiB, "
+    var line =
+      "\(input): \(formatted(Double(bytes) / 1_048_576, digits: 1)) MiB, "
       + "\(statistics.documents) documents, \(formatted(rate / 1_048_576, digits: 1)) MiB/s"
     if let size, size > 0 {
       let percent = min(100, Double(bytes) * 100 / Double(size))

@@ -16,7 +16,9 @@ struct Run {
     if let path = invocation.rejectsPath {
       let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
       guard descriptor >= 0 else {
-        printError("\(program): \(path): error: cannot open for writing: \(String(cString: strerror(errno)))")
+        printError(
+          "\(program): \(path): error: cannot open for writing: \(String(cString: strerror(errno)))"
+        )
         return 2
       }
       converter.rejects = FileDescriptorSink(descriptor: descriptor, name: path)
@@ -40,7 +42,9 @@ struct Run {
       defer { if descriptor != 0 { close(descriptor) } }
       progress?.begin(input: name, descriptor: descriptor)
       if let line = progress {
-        converter.progressHandler = { bytes, statistics in line.update(bytes: bytes, statistics: statistics) }
+        converter.progressHandler = { bytes, statistics in
+          line.update(bytes: bytes, statistics: statistics)
+        }
       }
       let outcome: InputOutcome
       do {
@@ -67,7 +71,8 @@ struct Run {
     if isCheck {
       printError(
         "\(program): checked \(statistics.documents) document\(plural(statistics.documents)): "
-          + "\(statistics.rows) finding\(plural(statistics.rows)) in \(statistics.errors) document\(plural(statistics.errors))")
+          + "\(statistics.rows) finding\(plural(statistics.rows)) in \(statistics.errors) document\(plural(statistics.errors))"
+      )
       if statistics.rows > 0 { status = max(status, 1) }
     }
     if invocation.stats {

@@ -17,7 +17,8 @@ if invocation.help {
   exit(0)
 }
 if invocation.version {
-  printOutput("\(program) \(LegacyAttachmentsVersion.current) (yajl \(LegacyAttachmentsVersion.yajl))\n")
+  printOutput(
+    "\(program) \(LegacyAttachmentsVersion.current) (yajl \(LegacyAttachmentsVersion.yajl))\n")
   exit(0)
 }
 exit(Run(invocation: invocation).execute())

@@ -24,15 +24,20 @@ extension ScanState {
     let text = documentText
     for index in 0..<blobs.count {
       let blob = blobs[index]
-      if let size = numberValue(blob.length, text: text), size > Double(SyncGatewayLimits.attachmentBytes) {
+      if let size = numberValue(blob.length, text: text),
+        size > Double(SyncGatewayLimits.attachmentBytes)
+      {
         appendTooLarge(
-          size: blob.length, pointer: String(decoding: names.bytes.slice(blob.pointer), as: UTF8.self),
+          size: blob.length,
+          pointer: String(decoding: names.bytes.slice(blob.pointer), as: UTF8.self),
           text: text)
       }
     }
     for index in 0..<entries.count where entries[index].isObject {
       let entry = entries[index]
-      if let size = numberValue(entry.length, text: text), size > Double(SyncGatewayLimits.attachmentBytes) {
+      if let size = numberValue(entry.length, text: text),
+        size > Double(SyncGatewayLimits.attachmentBytes)
+      {
         scratch.count = 0
         scratch.append("/_attachments/")
         appendPointerKey(entry.key, text: text)
@@ -55,7 +60,8 @@ extension ScanState {
   }
 
   private mutating func appendTooLarge(size: Span, pointer: String, text: UnsafePointer<UInt8>) {
-    let literal = String(decoding: UnsafeBufferPointer(start: text + size.start, count: size.count), as: UTF8.self)
+    let literal = String(
+      decoding: UnsafeBufferPointer(start: text + size.start, count: size.count), as: UTF8.self)
     appendFinding(
       problem: "attachment-too-large", pointer: pointer,
       detail: "attachment length is \(literal) bytes; Sync Gateway accepts at most"
@@ -67,7 +73,9 @@ extension ScanState {
     guard span.isPresent else { return nil }
     let first = text[span.start]
     guard first == UInt8(ascii: "-") || (first >= 48 && first <= 57) else { return nil }
-    return Double(String(decoding: UnsafeBufferPointer(start: text + span.start, count: span.count), as: UTF8.self))
+    return Double(
+      String(
+        decoding: UnsafeBufferPointer(start: text + span.start, count: span.count), as: UTF8.self))
   }
 
   /// Appends one `--check` row for the current document.

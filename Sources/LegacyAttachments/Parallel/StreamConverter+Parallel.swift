@@ -65,7 +65,9 @@ extension StreamConverter {
         }
         let dataWaiting = count == batchBytes || Self.moreInputReady(descriptor)
         if pending.count >= batchBytes || !dataWaiting {
-          if let split = Self.lastDocumentBoundary(in: pending, force: pending.count >= 4 * batchBytes) {
+          if let split = Self.lastDocumentBoundary(
+            in: pending, force: pending.count >= 4 * batchBytes)
+          {
             cut(at: split, isLast: false)
           }
         }

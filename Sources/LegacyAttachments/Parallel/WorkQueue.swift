@@ -23,7 +23,9 @@ struct BatchResult: Sendable {
 }
 
 /// Converts one batch with `engine` (fresh batch state, results collected).
-func convertBatch(_ batch: Batch, carry: [UInt8]? = nil, carryLine: Int = 0, with engine: ConversionEngine)
+func convertBatch(
+  _ batch: Batch, carry: [UInt8]? = nil, carryLine: Int = 0, with engine: ConversionEngine
+)
   -> BatchResult
 {
   var result = BatchResult()

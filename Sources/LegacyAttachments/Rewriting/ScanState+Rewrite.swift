@@ -50,7 +50,8 @@ extension ScanState {
   }
 
   /// Appends `"name":{…}` for each blob reference with a digest, in document order.
-  mutating func appendSynthesizedEntries(_ text: UnsafePointer<UInt8>, splicer: inout MemberSplicer) {
+  mutating func appendSynthesizedEntries(_ text: UnsafePointer<UInt8>, splicer: inout MemberSplicer)
+  {
     let litecore = options.naming == .litecore
     let revpos = litecore ? (options.revpos ?? revisionGeneration()) : 0
     for index in 0..<blobs.count {
@@ -103,7 +104,8 @@ extension ScanState {
     let matcher = DigestMatcher(text: text, blobs: blobs)
     for index in 0..<entries.count {
       var entry = entries[index]
-      entry.isSynthesized = entry.isObject && entry.digest.isPresent && matcher.matches(entry.digest)
+      entry.isSynthesized =
+        entry.isObject && entry.digest.isPresent && matcher.matches(entry.digest)
       if entry.isSynthesized { removed += 1 }
       entries[index] = entry
     }

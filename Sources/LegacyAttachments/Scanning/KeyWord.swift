@@ -10,23 +10,23 @@ enum KeyWord {
   }
 
   /// `@type`
-  static let type = Pattern(head: 0x70797440, tail: 0x0000000000000065, count: 5)
+  static let type = Pattern(head: 0x7079_7440, tail: 0x0000_0000_0000_0065, count: 5)
   /// `digest`
-  static let digest = Pattern(head: 0x65676964, tail: 0x0000000000007473, count: 6)
+  static let digest = Pattern(head: 0x6567_6964, tail: 0x0000_0000_0000_7473, count: 6)
   /// `length`
-  static let length = Pattern(head: 0x676E656C, tail: 0x0000000000006874, count: 6)
+  static let length = Pattern(head: 0x676E_656C, tail: 0x0000_0000_0000_6874, count: 6)
   /// `revpos`
-  static let revpos = Pattern(head: 0x70766572, tail: 0x000000000000736F, count: 6)
+  static let revpos = Pattern(head: 0x7076_6572, tail: 0x0000_0000_0000_736F, count: 6)
   /// `stub`
-  static let stub = Pattern(head: 0x62757473, tail: 0x0000000000000000, count: 4)
+  static let stub = Pattern(head: 0x6275_7473, tail: 0x0000_0000_0000_0000, count: 4)
   /// `content_type`
-  static let contentType = Pattern(head: 0x746E6F63, tail: 0x657079745F746E65, count: 12)
+  static let contentType = Pattern(head: 0x746E_6F63, tail: 0x6570_7974_5F74_6E65, count: 12)
   /// `_attachments`
-  static let attachments = Pattern(head: 0x7474615F, tail: 0x73746E656D686361, count: 12)
+  static let attachments = Pattern(head: 0x7474_615F, tail: 0x7374_6E65_6D68_6361, count: 12)
   /// `_id`
-  static let id = Pattern(head: 0x0064695F, tail: 0x0000000000000000, count: 3)
+  static let id = Pattern(head: 0x0064_695F, tail: 0x0000_0000_0000_0000, count: 3)
   /// `_rev`
-  static let rev = Pattern(head: 0x7665725F, tail: 0x0000000000000000, count: 4)
+  static let rev = Pattern(head: 0x7665_725F, tail: 0x0000_0000_0000_0000, count: 4)
 
   /// Whether `key` (whose length equals the pattern's) holds exactly the pattern's bytes.
   @inline(__always)

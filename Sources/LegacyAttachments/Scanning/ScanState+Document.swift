@@ -23,7 +23,11 @@ extension ScanState {
           output.append(listElementsWritten == 0 ? "\n" : ",\n")
           listElementsWritten += 1
         }
-        if options.mode == .push { appendPushed(length: length) } else { appendPulled(length: length) }
+        if options.mode == .push {
+          appendPushed(length: length)
+        } else {
+          appendPulled(length: length)
+        }
         if documentDepth == 0 { output.append(UInt8(ascii: "\n")) }
         statistics.bytesOut += output.count - before
       }

@@ -382,7 +382,8 @@ extension ScanState {
         && (name[1] == UInt8(ascii: ".") || name[1] == UInt8(ascii: "["))
     case .litecore:
       return name.count >= 5 && name[0] == UInt8(ascii: "b") && name[1] == UInt8(ascii: "l")
-        && name[2] == UInt8(ascii: "o") && name[3] == UInt8(ascii: "b") && name[4] == UInt8(ascii: "_")
+        && name[2] == UInt8(ascii: "o") && name[3] == UInt8(ascii: "b")
+        && name[4] == UInt8(ascii: "_")
     }
   }
 
@@ -470,7 +471,8 @@ extension ScanState {
     if listClosed {
       message = "with --format list the input must be one JSON array; more follows it"
     } else {
-      message = "with --format list the input must be one JSON array of documents; it is \(kind.article)"
+      message =
+        "with --format list the input must be one JSON array of documents; it is \(kind.article)"
       if kind == .object { message += " (for one document after another, use --format lines)" }
     }
     // Locate against the line cursor: there is no document here.

@@ -50,7 +50,8 @@ final class ConversionEngine {
     callbacks = .allocate(capacity: 1)
     callbacks.initialize(to: ScanCallbacks.make())
     state.initialize(to: ScanState(options: options, input: input.base))
-    parser = YajlParser(callbacks: callbacks, context: UnsafeMutableRawPointer(state), validateUTF8: false)
+    parser = YajlParser(
+      callbacks: callbacks, context: UnsafeMutableRawPointer(state), validateUTF8: false)
     state.pointee.handle = parser.handle
   }
 
@@ -210,7 +211,9 @@ final class ConversionEngine {
       let offset = parsePosition + invalid
       let byte = input.base[offset]
       malformed(
-        at: offset, message: "malformed JSON: invalid UTF-8 (byte 0x\(String(byte, radix: 16, uppercase: true)))",
+        at: offset,
+        message:
+          "malformed JSON: invalid UTF-8 (byte 0x\(String(byte, radix: 16, uppercase: true)))",
         final: atEndOfInput)
       return
     }
@@ -245,7 +248,8 @@ final class ConversionEngine {
       if input.count - offset >= 3 && input.base[offset] == 0xEF && input.base[offset + 1] == 0xBB
         && input.base[offset + 2] == 0xBF
       {
-        message = "malformed JSON: a byte-order mark (U+FEFF) inside the input; only its very start may have one"
+        message =
+          "malformed JSON: a byte-order mark (U+FEFF) inside the input; only its very start may have one"
       }
       malformed(at: offset, message: message, final: atEndOfInput)
     }
@@ -258,7 +262,9 @@ final class ConversionEngine {
       while index < limit, [0x20, 0x0A, 0x0D, 0x09].contains(input.base[index]) { index += 1 }
     }
     skipSpace()
-    if index < limit && (input.base[index] == UInt8(ascii: ",") || input.base[index] == UInt8(ascii: ":")) {
+    if index < limit
+      && (input.base[index] == UInt8(ascii: ",") || input.base[index] == UInt8(ascii: ":"))
+    {
       index += 1
       skipSpace()
     }
@@ -290,7 +296,9 @@ final class ConversionEngine {
       start = scan.pointee.documentStart
     } else {
       start = scan.pointee.previousEnd
-      while start < offset, [0x20, 0x0A, 0x0D, 0x09, 0x2C].contains(input.base[start]) { start += 1 }
+      while start < offset, [0x20, 0x0A, 0x0D, 0x09, 0x2C].contains(input.base[start]) {
+        start += 1
+      }
       scan.pointee.beginDocument(at: min(start, offset))
       start = scan.pointee.documentStart
     }
@@ -302,7 +310,9 @@ final class ConversionEngine {
       problemOffset = endOfInput
     }
     var truncatedRecordEnd: Int? = nil
-    if options.framing == .lines && !reparsing, let next = nextObjectLine(after: start, before: offset) {
+    if options.framing == .lines && !reparsing,
+      let next = nextObjectLine(after: start, before: offset)
+    {
       // The document's line ended early and the next line starts another document: a
       // truncated NDJSON record. Point at the end of its line, not where yajl noticed.
       truncatedRecordEnd = next
@@ -348,7 +358,8 @@ final class ConversionEngine {
       let found = memchr(input.base + position, 0x0A, limit - position)
     {
       let lineStart = input.base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
-      if lineStart <= limit && lineStart < input.count && input.base[lineStart] == UInt8(ascii: "{") {
+      if lineStart <= limit && lineStart < input.count && input.base[lineStart] == UInt8(ascii: "{")
+      {
         return lineStart
       }
       position = lineStart
@@ -412,7 +423,8 @@ final class ConversionEngine {
   }
 
   private func replaceParser() {
-    parser = YajlParser(callbacks: callbacks, context: UnsafeMutableRawPointer(state), validateUTF8: false)
+    parser = YajlParser(
+      callbacks: callbacks, context: UnsafeMutableRawPointer(state), validateUTF8: false)
     state.pointee.handle = parser.handle
     state.pointee.frames.removeAll()
   }
@@ -482,7 +494,9 @@ final class ConversionEngine {
   // MARK: Results
 
   /// Hands over the converted text produced so far (whole documents only) and clears it.
-  func takeOutput<Failure: Error>(_ body: (UnsafeRawBufferPointer) throws(Failure) -> Void) throws(Failure) {
+  func takeOutput<Failure: Error>(_ body: (UnsafeRawBufferPointer) throws(Failure) -> Void)
+    throws(Failure)
+  {
     defer {
       state.pointee.output.count = 0
       state.pointee.output.shrink(ifAbove: 1 << 22)
@@ -493,7 +507,9 @@ final class ConversionEngine {
   var pendingOutputCount: Int { state.pointee.output.count }
 
   /// Hands over the original text of rejected documents so far and clears it.
-  func takeRejects<Failure: Error>(_ body: (UnsafeRawBufferPointer) throws(Failure) -> Void) throws(Failure) {
+  func takeRejects<Failure: Error>(_ body: (UnsafeRawBufferPointer) throws(Failure) -> Void)
+    throws(Failure)
+  {
     defer { state.pointee.rejects.count = 0 }
     return try body(UnsafeRawBufferPointer(state.pointee.rejects.bytes))
   }
