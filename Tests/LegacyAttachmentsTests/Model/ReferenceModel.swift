@@ -1,0 +1,284 @@
+@testable import LegacyAttachments
+
+// The reference model: SPEC.md push and pull written the obvious way, on a whole tree
+// (parse, walk, rebuild, serialise), with none of the engine's streaming machinery.
+
+/// Why the model rejects a document (the SPEC's bad-document cases).
+enum ModelRejection: Error, Equatable {
+  case malformedJSON
+  /// One value and then more text: not one document. Which problem a stream reader reports
+  /// first (the first value's, or the text after it) is a matter of reading order, not of SPEC.
+  case moreThanOneValue
+  case notAnObject
+  case duplicateAttachments
+  case attachmentsNotObject
+  /// Push with `strict`: a blob reference without a string digest.
+  case blobWithoutDigest
+
+  /// The engine's diagnostic kind for the same rejection.
+  var kind: Diagnostic.Kind {
+    switch self {
+    case .malformedJSON, .moreThanOneValue: .malformedJSON
+    case .notAnObject: .notAnObject
+    case .duplicateAttachments: .duplicateAttachments
+    case .attachmentsNotObject: .attachmentsNotObject
+    case .blobWithoutDigest: .blobWithoutDigest
+    }
+  }
+}
+
+/// What the model makes of one document.
+struct ModelOutput: Equatable {
+  /// The compact converted document.
+  var bytes: [UInt8]
+  /// Blob references without a string digest (push warnings; 0 for pull).
+  var warnings: Int
+}
+
+enum ReferenceModel {
+  /// One step from the document root: an object key (decoded) or an array index.
+  enum Step: Equatable {
+    case key([UInt8])
+    case index(Int)
+  }
+
+  /// A blob found outside the top-level `_attachments`.
+  struct BlobReference {
+    var path: [Step]
+    var members: [RawMember]
+    /// The decoded value of the last `digest` member, when that member is a string.
+    var digest: [UInt8]?
+  }
+
+  static let attachmentsKey = Array("_attachments".utf8)
+  static let typeKey = Array("@type".utf8)
+  static let digestKey = Array("digest".utf8)
+  static let stubKey = Array("stub".utf8)
+  static let revposKey = Array("revpos".utf8)
+  static let revKey = Array("_rev".utf8)
+  static let blobValue = Array("blob".utf8)
+
+  /// A document parsed once, for converting it several ways.
+  struct Document {
+    /// The top-level members, or why the document is rejected whatever the mode.
+    var members: Result<[RawMember], ModelRejection>
+    /// The blob references (empty when the document is rejected).
+    var blobs: [BlobReference] = []
+
+    init(_ bytes: [UInt8]) {
+      do throws(ModelRejection) {
+        let members = try topLevelMembers(bytes)
+        self.members = .success(members)
+        blobs = blobReferences(in: members)
+      } catch {
+        members = .failure(error)
+      }
+    }
+
+    func push(naming: Naming = .jsonpath, revpos: Int? = nil, strict: Bool = false)
+      throws(ModelRejection) -> ModelOutput
+    {
+      try ReferenceModel.push(
+        members.get(), blobs: blobs, naming: naming, revpos: revpos, strict: strict)
+    }
+
+    func pull() throws(ModelRejection) -> ModelOutput {
+      try ReferenceModel.pull(members.get(), blobs: blobs)
+    }
+  }
+
+  // MARK: Push
+
+  static func push(
+    _ document: [UInt8], naming: Naming = .jsonpath, revpos: Int? = nil, strict: Bool = false
+  ) throws(ModelRejection) -> ModelOutput {
+    try Document(document).push(naming: naming, revpos: revpos, strict: strict)
+  }
+
+  static func push(
+    _ topLevel: [RawMember], blobs: [BlobReference], naming: Naming, revpos explicitRevpos: Int?,
+    strict: Bool
+  ) throws(ModelRejection) -> ModelOutput {
+    var members = topLevel
+    let attachmentsIndex = members.firstIndex { $0.key.equals(attachmentsKey) }
+    if let attachmentsIndex, !members[attachmentsIndex].value.isObject, !blobs.isEmpty {
+      throw .attachmentsNotObject
+    }
+    let warnings = blobs.filter { $0.digest == nil }.count
+    if strict && warnings > 0 { throw .blobWithoutDigest }
+
+    let revpos = explicitRevpos ?? revisionGeneration(members)
+    var made: [RawMember] = []
+    for blob in blobs where blob.digest != nil {
+      let name: [UInt8] = naming == .jsonpath ? jsonpathName(blob.path) : litecoreName(blob.path)
+      var entry = blob.members.filter { !$0.key.equals(typeKey) }
+      if naming == .litecore {
+        entry = entry.filter { !$0.key.equals(stubKey) && !$0.key.equals(revposKey) }
+        entry.append(RawMember(key: RawString(quoting: "stub"), value: .scalar(Array("true".utf8))))
+        entry.append(
+          RawMember(key: RawString(quoting: "revpos"), value: .scalar(Array(String(revpos).utf8))))
+      }
+      made.append(RawMember(key: RawString(quoting: name), value: .object(entry)))
+    }
+
+    if let attachmentsIndex {
+      if let existing = members[attachmentsIndex].value.members {
+        let kept = existing.filter { !isSynthesizedName($0.key.value, naming: naming) }
+        members[attachmentsIndex].value = .object(kept + made)
+      }
+    } else if !made.isEmpty {
+      members.append(RawMember(key: RawString(quoting: attachmentsKey), value: .object(made)))
+    }
+    return ModelOutput(bytes: RawJSON.object(members).serialized(), warnings: warnings)
+  }
+
+  /// `$.` or `$[` for `jsonpath`, `blob_` for `litecore` (decoded names).
+  static func isSynthesizedName(_ name: [UInt8], naming: Naming) -> Bool {
+    switch naming {
+    case .jsonpath: name.starts(with: "$.".utf8) || name.starts(with: "$[".utf8)
+    case .litecore: name.starts(with: "blob_".utf8)
+    }
+  }
+
+  /// `$` then `.key` (with `\`, `.`, `[` backslash-escaped) or `[index]` per step.
+  static func jsonpathName(_ path: [Step]) -> [UInt8] {
+    var name = Array("$".utf8)
+    for step in path {
+      switch step {
+      case .key(let key):
+        name.append(UInt8(ascii: "."))
+        for byte in key {
+          if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "[") {
+            name.append(UInt8(ascii: "\\"))
+          }
+          name.append(byte)
+        }
+      case .index(let index):
+        name += Array("[\(index)]".utf8)
+      }
+    }
+    return name
+  }
+
+  /// `blob_` then the RFC 6901 JSON Pointer (`~` → `~0`, `/` → `~1`).
+  static func litecoreName(_ path: [Step]) -> [UInt8] {
+    var name = Array("blob_".utf8)
+    for step in path {
+      name.append(UInt8(ascii: "/"))
+      switch step {
+      case .key(let key):
+        for byte in key {
+          switch byte {
+          case UInt8(ascii: "~"): name += Array("~0".utf8)
+          case UInt8(ascii: "/"): name += Array("~1".utf8)
+          default: name.append(byte)
+          }
+        }
+      case .index(let index):
+        name += Array(String(index).utf8)
+      }
+    }
+    return name
+  }
+
+  /// The generation of the (last) top-level `_rev` string: its leading decimal digits when a `-`
+  /// follows them and the number is positive, else 1.
+  static func revisionGeneration(_ members: [RawMember]) -> Int {
+    guard let rev = members.last(where: { $0.key.equals(revKey) })?.value.string?.value,
+      let dash = rev.firstIndex(of: UInt8(ascii: "-")), dash > 0
+    else { return 1 }
+    let digits = rev[..<dash]
+    guard digits.count <= 18,
+      digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+      let generation = Int(String(decoding: digits, as: UTF8.self)), generation > 0
+    else { return 1 }
+    return generation
+  }
+
+  // MARK: Pull
+
+  static func pull(_ document: [UInt8]) throws(ModelRejection) -> ModelOutput {
+    try Document(document).pull()
+  }
+
+  static func pull(_ topLevel: [RawMember], blobs: [BlobReference]) -> ModelOutput {
+    var members = topLevel
+    let digests = Set(blobs.compactMap(\.digest))
+    if let attachmentsIndex = members.firstIndex(where: { $0.key.equals(attachmentsKey) }),
+      let entries = members[attachmentsIndex].value.members
+    {
+      let kept = entries.filter { entry in
+        guard let digest = digest(of: entry.value) else { return true }
+        return !digests.contains(digest)
+      }
+      if kept.count < entries.count && kept.isEmpty {
+        members.remove(at: attachmentsIndex)
+      } else {
+        members[attachmentsIndex].value = .object(kept)
+      }
+    }
+    return ModelOutput(bytes: RawJSON.object(members).serialized(), warnings: 0)
+  }
+
+  // MARK: Shared
+
+  /// The members of a document that may be converted, or the reason it may not.
+  static func topLevelMembers(_ document: [UInt8]) throws(ModelRejection) -> [RawMember] {
+    let tree: RawJSON
+    do {
+      tree = try RawJSON.parse(document)
+    } catch {
+      throw error.isTrailingText ? .moreThanOneValue : .malformedJSON
+    }
+    guard let members = tree.members else { throw .notAnObject }
+    if members.filter({ $0.key.equals(attachmentsKey) }).count > 1 {
+      throw .duplicateAttachments
+    }
+    return members
+  }
+
+  /// Whether `value` is a blob: an object with an `@type` member whose value is the string `blob`.
+  static func isBlob(_ value: RawJSON) -> Bool {
+    guard let members = value.members else { return false }
+    return members.contains { $0.key.equals(typeKey) && $0.value.string?.equals(blobValue) == true }
+  }
+
+  /// The decoded value of an object's last `digest` member, if that member is a string.
+  static func digest(of value: RawJSON) -> [UInt8]? {
+    value.members?.last { $0.key.equals(digestKey) }?.value.string?.value
+  }
+
+  /// Every blob reference, in document order: the top-level `_attachments` is skipped, the root
+  /// itself is never a reference, and the walk does not descend into a blob.
+  static func blobReferences(in members: [RawMember]) -> [BlobReference] {
+    var found: [BlobReference] = []
+    var path: [Step] = []
+    func walk(_ value: RawJSON) {
+      switch value {
+      case .object(let members):
+        if isBlob(value) {
+          found.append(BlobReference(path: path, members: members, digest: digest(of: value)))
+          return
+        }
+        for member in members {
+          path.append(.key(member.key.value))
+          walk(member.value)
+          path.removeLast()
+        }
+      case .array(let elements):
+        for (index, element) in elements.enumerated() {
+          path.append(.index(index))
+          walk(element)
+          path.removeLast()
+        }
+      case .string, .scalar:
+        break
+      }
+    }
+    for member in members where !member.key.equals(attachmentsKey) {
+      path = [.key(member.key.value)]
+      walk(member.value)
+    }
+    return found
+  }
+}
