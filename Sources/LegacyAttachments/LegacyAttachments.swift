@@ -72,6 +72,7 @@ public enum LegacyAttachments {
     engine.finishOutput()
     collect()
     result.statistics = engine.statistics
+    result.statistics.bytesOut = result.output.count
     return result
   }
 }

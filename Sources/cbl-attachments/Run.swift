@@ -24,12 +24,13 @@ struct Run {
       converter.rejects = FileDescriptorSink(descriptor: descriptor, name: path)
     }
     let isCheck = invocation.options.mode == .check
+    var progress: ProgressLine? = nil
+    if invocation.progress { progress = ProgressLine() }
     converter.diagnosticHandler = { diagnostic, input in
+      progress?.clear()
       printError(diagnostic.formatted(inputName: input))
       if diagnostic.severity == .error { status = max(status, 1) }
     }
-    var progress: ProgressLine? = nil
-    if invocation.progress { progress = ProgressLine() }
 
     for file in invocation.files {
       let name = file == "-" ? "<stdin>" : file

@@ -18,8 +18,7 @@ extension ScanState {
     case .push, .pull:
       reportProblems()
       if !rejected {
-        let before = output.count
-        if documentDepth == 1 {
+            if documentDepth == 1 {
           output.append(listElementsWritten == 0 ? "\n" : ",\n")
           listElementsWritten += 1
         }
@@ -29,8 +28,7 @@ extension ScanState {
           appendPulled(length: length)
         }
         if documentDepth == 0 { output.append(UInt8(ascii: "\n")) }
-        statistics.bytesOut += output.count - before
-      }
+          }
     }
     if rejected {
       if options.mode != .check { statistics.errors += 1 }
@@ -80,12 +78,18 @@ extension ScanState {
   /// Where the first `_attachments` key is in the input (relative to the document).
   private var attachmentsKeyInputFirst: Int { attachmentsInputStart }
 
-  /// Sends this document's problems to the diagnostics list (not in `--check`).
+  /// Sends this document's problems to the diagnostics list (not in `--check`): for a rejected
+  /// document its first error only (the document is not written, so its warnings do not
+  /// matter); otherwise its warnings.
   private mutating func reportProblems() {
     guard !problems.isEmpty else { return }
+    if let error = problems.first(where: { $0.severity == .error }) {
+      diagnostics.append(makeDiagnostic(error))
+      return
+    }
     for problem in problems {
       diagnostics.append(makeDiagnostic(problem))
-      if problem.severity == .warning { statistics.warnings += 1 }
+      statistics.warnings += 1
     }
   }
 

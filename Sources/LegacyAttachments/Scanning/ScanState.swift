@@ -22,6 +22,7 @@ public struct Statistics: Sendable, Equatable {
   /// Documents rejected (or, with `--check`, documents with a finding).
   public var errors = 0
   public var bytesIn = 0
+  /// Bytes written to the output (counted where they are written).
   public var bytesOut = 0
   /// Rows written by `--list` or `--check`.
   public var rows = 0

@@ -243,7 +243,7 @@ final class ConversionEngine {
       } else {
         // yajl's offset for a refused token depends on how the input was chunked; the token is
         // the first thing after the last one it accepted (past one separator).
-        offset = firstTokenAfter(state.pointee.previousEnd, limit: input.count)
+        offset = refusedTokenOffset(limit: input.count)
       }
       if input.count - offset >= 3 && input.base[offset] == 0xEF && input.base[offset + 1] == 0xBB
         && input.base[offset + 2] == 0xBF
@@ -255,19 +255,37 @@ final class ConversionEngine {
     }
   }
 
-  /// The first byte after `position` that is not whitespace, stepping over one `,` or `:`.
-  private func firstTokenAfter(_ position: Int, limit: Int) -> Int {
-    var index = max(position, 0)
+  /// Where the token yajl refused starts: the first thing after the last token it accepted,
+  /// past the separator that was due there (a separator that was not due is itself the refused
+  /// token). Worked out from the accepted input alone, so it does not depend on chunking.
+  private func refusedTokenOffset(limit: Int) -> Int {
+    let scan = state.pointee
+    var index = max(scan.previousEnd, 0)
     func skipSpace() {
       while index < limit, [0x20, 0x0A, 0x0D, 0x09].contains(input.base[index]) { index += 1 }
     }
     skipSpace()
-    if index < limit
-      && (input.base[index] == UInt8(ascii: ",") || input.base[index] == UInt8(ascii: ":"))
-    {
-      index += 1
-      skipSpace()
+    guard index < limit else { return min(index, limit) }
+    let separator = input.base[index]
+    guard separator == UInt8(ascii: ",") || separator == UInt8(ascii: ":") else { return index }
+    guard let top = scan.frames.count > 0 ? scan.frames[scan.frames.count - 1] : nil,
+      scan.previousEnd > 0
+    else { return index }
+    let lastByte = input.base[scan.previousEnd - 1]
+    let afterOpen =
+      (lastByte == UInt8(ascii: "{") || lastByte == UInt8(ascii: "["))
+      && scan.tokenInputStart == scan.previousEnd - 1
+    if afterOpen { return index }
+    var due = UInt8(ascii: ",")
+    if !top.isArray && lastByte == UInt8(ascii: "\"") {
+      // A string in an object is a key when it follows `{` or `,`, a value when it follows `:`.
+      var before = scan.tokenInputStart - 1
+      while before >= 0, [0x20, 0x0A, 0x0D, 0x09].contains(input.base[before]) { before -= 1 }
+      if before >= 0 && input.base[before] != UInt8(ascii: ":") { due = UInt8(ascii: ":") }
     }
+    guard separator == due else { return index }
+    index += 1
+    skipSpace()
     return min(index, limit)
   }
 

@@ -125,6 +125,7 @@ public final class StreamConverter {
     for diagnostic in result.diagnostics { diagnosticHandler(diagnostic, currentInput) }
     statisticsOffset.add(result.statistics)
     if let rejects, !result.rejects.isEmpty { try rejects.write(result.rejects) }
+    statisticsOffset.bytesOut += result.output.count
     try output.write(result.output)
   }
 
@@ -136,6 +137,7 @@ public final class StreamConverter {
       engine.takeRejects { _ in }
     }
     if final || unbuffered || engine.pendingOutputCount >= 1 << 16 {
+      statisticsOffset.bytesOut += engine.pendingOutputCount
       try engine.takeOutput { bytes throws(IOError) in try output.write(bytes) }
     }
   }
