@@ -2,7 +2,8 @@
 # Fuzz the LegacyAttachments engine with libFuzzer under AddressSanitizer.
 #   Fuzz/run.sh [SECONDS] [extra libFuzzer flags...]
 # Builds Fuzz/.build/fuzz from the library's sources plus Fuzz/FuzzTarget.swift, then runs it
-# on Fuzz/corpus (seed inputs; new interesting inputs are added there) for SECONDS (default 60).
+# on Fuzz/seeds (committed seed inputs) plus Fuzz/corpus (what earlier runs found interesting;
+# not committed) for SECONDS (default 60).
 # Inputs that crash are written to Fuzz/findings/; copy each into Tests/.../Fuzz regressions.
 set -eu
 cd "$(dirname "$0")/.."
@@ -16,4 +17,4 @@ swiftc -sanitize=fuzzer,address -parse-as-library -O -g \
   -lyajl -o Fuzz/.build/fuzz
 cd Fuzz
 exec ./.build/fuzz -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=4096 \
-  -artifact_prefix=findings/ -print_final_stats=1 "$@" corpus
+  -artifact_prefix=findings/ -print_final_stats=1 "$@" corpus seeds
