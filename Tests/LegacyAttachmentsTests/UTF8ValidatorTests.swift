@@ -38,7 +38,7 @@ struct UTF8ValidatorTests {
 
   @Test("agrees with Swift's own strict decoding on random byte strings")
   func randomStrings() {
-    var generator = SplitMix(seed: 7)
+    var generator = SplitMix64(seed: 7)
     for _ in 0..<20_000 {
       let length = Int(generator.next() % 24)
       var bytes: [UInt8] = []
@@ -55,18 +55,5 @@ struct UTF8ValidatorTests {
         #expect(String(validating: bytes[..<found], as: UTF8.self) != nil, "\(bytes)")
       }
     }
-  }
-}
-
-/// A small deterministic generator (SplitMix64).
-private struct SplitMix {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
