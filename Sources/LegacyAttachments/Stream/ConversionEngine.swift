@@ -232,18 +232,14 @@ final class ConversionEngine {
       }
     case .error:
       let yajlMessage = parser.errorMessage(for: chunk, count: length)
-      var offset = min(parsePosition + parser.bytesConsumed, input.count)
       var message = Self.describe(yajlMessage)
-      // yajl reports the place just past the offending token; point at the token itself.
-      if yajlMessage.hasPrefix("lexical error") {
-        // Past the offending byte, except for a control character inside a string.
-        if !yajlMessage.contains("invalid character inside string") {
-          offset = max(offset - 1, parsePosition)
-        }
-      } else {
-        // yajl's offset for a refused token depends on how the input was chunked; the token is
-        // the first thing after the last one it accepted (past one separator).
-        offset = refusedTokenOffset(limit: input.count)
+      // yajl's own offset depends on the error and on where its chunk started; find the place
+      // from the input instead: the refused token, or the bad character inside a string.
+      var offset = refusedTokenOffset(limit: input.count)
+      if yajlMessage.hasPrefix("lexical error") && offset < input.count
+        && input.base[offset] == UInt8(ascii: "\"")
+      {
+        offset = firstBadStringByte(from: offset)
       }
       if input.count - offset >= 3 && input.base[offset] == 0xEF && input.base[offset + 1] == 0xBB
         && input.base[offset + 2] == 0xBF
@@ -289,6 +285,37 @@ final class ConversionEngine {
     return min(index, limit)
   }
 
+  /// In the string token starting at `quote`, the first byte that is not allowed there: a
+  /// control character, or the backslash of an invalid escape.
+  private func firstBadStringByte(from quote: Int) -> Int {
+    var index = quote + 1
+    while index < input.count {
+      let byte = input.base[index]
+      if byte == UInt8(ascii: "\"") || byte < 0x20 { return index }
+      guard byte == UInt8(ascii: "\\") else {
+        index += 1
+        continue
+      }
+      guard index + 1 < input.count else { return index }
+      switch input.base[index + 1] {
+      case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+        UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+        index += 2
+      case UInt8(ascii: "u"):
+        guard index + 6 <= input.count else { return index }
+        for digit in 2..<6 where !isHexDigit(input.base[index + digit]) { return index }
+        index += 6
+      default:
+        return index
+      }
+    }
+    return index
+  }
+
+  private func isHexDigit(_ byte: UInt8) -> Bool {
+    (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x66)
+  }
+
   /// Turns yajl's wording into this tool's.
   static func describe(_ yajlMessage: String) -> String {
     var text = yajlMessage
@@ -299,6 +326,10 @@ final class ConversionEngine {
     switch text {
     case "invalid bytes in UTF8 string": return "malformed JSON: invalid UTF-8 in a string"
     case "invalid char in json text": return "malformed JSON: invalid character"
+    case "invalid string in json text":
+      return "malformed JSON: invalid literal (only true, false and null are)"
+    case "probable comment found in input text, comments are not enabled":
+      return "malformed JSON: a comment (JSON has none)"
     case "client cancelled parse": return "malformed JSON"
     default: return "malformed JSON: " + text
     }
