@@ -33,7 +33,8 @@ final class ProgressLine {
     if let size, size > 0 {
       let percent = min(100, Double(bytes) * 100 / Double(size))
       let left = rate > 0 ? Double(size - bytes) / rate : 0
-      line += ", \(formatted(percent, digits: 0))%, \(formatted(left, digits: 0)) s left"
+      line += ", \(formatted(percent, digits: 0))%"
+      if elapsed >= 0.25 { line += ", \(formatted(left, digits: 0)) s left" }
     }
     printRaw("\r\u{1B}[K" + line)
     drawn = true

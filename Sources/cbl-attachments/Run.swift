@@ -84,12 +84,19 @@ struct Run {
 
   private func summary(_ statistics: Statistics, seconds: Double) -> String {
     let rate = seconds > 0 ? Double(statistics.bytesIn) / seconds / 1_000_000 : 0
-    return "\(program): \(statistics.documents) documents, \(statistics.blobs) blobs, "
-      + "\(statistics.entriesAdded) entries added, \(statistics.entriesRemoved) removed, "
-      + "\(statistics.warnings) warnings, \(statistics.errors) errors; "
-      + "\(statistics.bytesIn) bytes in, \(statistics.bytesOut) bytes out; "
+    return "\(program): \(counted(statistics.documents, "document")), "
+      + "\(counted(statistics.blobs, "blob")), "
+      + "\(counted(statistics.entriesAdded, "entry", "entries")) added, "
+      + "\(statistics.entriesRemoved) removed, "
+      + "\(counted(statistics.warnings, "warning")), \(counted(statistics.errors, "error")); "
+      + "\(counted(statistics.bytesIn, "byte")) in, \(counted(statistics.bytesOut, "byte")) out; "
       + "\(formatted(seconds, digits: 3)) s (\(formatted(rate, digits: 1)) MB/s)"
   }
+}
+
+/// "1 blob", "2 blobs".
+func counted(_ count: Int, _ singular: String, _ pluralForm: String? = nil) -> String {
+  "\(count) \(count == 1 ? singular : pluralForm ?? singular + "s")"
 }
 
 func plural(_ count: Int) -> String { count == 1 ? "" : "s" }

@@ -479,8 +479,9 @@ struct CLIInspectionTests {
     #expect(!drawn.contains("\n"), "the line is redrawn in place: \(drawn.debugDescription)")
     let states = drawn.components(separatedBy: "\r\u{1B}[K").dropFirst().dropLast()
     #expect(!states.isEmpty)
+    // Rate and time left appear once a quarter second has passed (before that they mean nothing).
     let withSize = try Regex(
-      #"in\.ndjson: \d+\.\d MiB, \d+ documents, \d+\.\d MiB/s, \d{1,3}%, \d+ s left"#)
+      #"in\.ndjson: \d+\.\d MiB, \d+ documents(, \d+\.\d MiB/s)?, \d{1,3}%(, \d+ s left)?"#)
     for state in states {
       #expect((try? withSize.wholeMatch(in: state)) != nil, "\(state.debugDescription)")
     }
@@ -490,7 +491,7 @@ struct CLIInspectionTests {
       #"cat in.ndjson | "$EXE" --push --progress -j "# + jobs + " > out2.ndjson",
       in: scratch.directory)
     #expect(try scratch.read("out2.ndjson") == expected)
-    let withoutSize = try Regex(#"<stdin>: \d+\.\d MiB, \d+ documents, \d+\.\d MiB/s"#)
+    let withoutSize = try Regex(#"<stdin>: \d+\.\d MiB, \d+ documents(, \d+\.\d MiB/s)?"#)
     let pipeStates = pipe.out.components(separatedBy: "\r\u{1B}[K").dropFirst().dropLast()
     #expect(!pipeStates.isEmpty && pipe.out.hasSuffix("\r\u{1B}[K"), "\(pipe.out.debugDescription)")
     for state in pipeStates {

@@ -33,7 +33,8 @@ extension ScanState {
           text: text)
       }
     }
-    for index in 0..<entries.count where entries[index].isObject {
+    // Entries an earlier push made mirror blobs already checked above; push replaces them.
+    for index in 0..<entries.count where entries[index].isObject && !entries[index].isSynthesized {
       let entry = entries[index]
       if let size = numberValue(entry.length, text: text),
         size > Double(SyncGatewayLimits.attachmentBytes)

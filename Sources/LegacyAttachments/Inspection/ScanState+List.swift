@@ -11,7 +11,7 @@ extension ScanState {
       while entryIndex < entries.count && !entries[entryIndex].isObject { entryIndex += 1 }
       if entryIndex < entries.count { nextEntry = entries[entryIndex].member.start }
       if nextBlob == Int.max && nextEntry == Int.max { break }
-        var row = RowWriter()
+      var row = RowWriter()
       row.raw("id", identifier, from: text, into: &output)
       row.number("line", documentLine, into: &output)
       if nextBlob < nextEntry {
@@ -38,7 +38,7 @@ extension ScanState {
       }
       row.end(into: &output)
       statistics.rows += 1
-      }
+    }
   }
 
   private mutating func appendAttachmentFields(

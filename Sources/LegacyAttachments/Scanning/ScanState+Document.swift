@@ -18,7 +18,7 @@ extension ScanState {
     case .push, .pull:
       reportProblems()
       if !rejected {
-            if documentDepth == 1 {
+        if documentDepth == 1 {
           output.append(listElementsWritten == 0 ? "\n" : ",\n")
           listElementsWritten += 1
         }
@@ -28,7 +28,7 @@ extension ScanState {
           appendPulled(length: length)
         }
         if documentDepth == 0 { output.append(UInt8(ascii: "\n")) }
-          }
+      }
     }
     if rejected {
       if options.mode != .check { statistics.errors += 1 }

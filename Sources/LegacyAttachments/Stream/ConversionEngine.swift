@@ -34,8 +34,11 @@ final class ConversionEngine {
   private var newlineScan = 0
   /// A new input's first bytes, until we know whether they are a byte-order mark.
   private var checkingByteOrderMark = true
-  /// Error position of the last malformed document, for the resume rule.
-  private var lastErrorOffset = -1
+  /// After a truncated record: up to this offset the input is parsed one line at a time, and a
+  /// document still open at the end of its line when the next line starts with `{` is a
+  /// truncated record too. (The lines up to where yajl noticed the first one are parsed once
+  /// more this way, never more, so a run of cut records costs linear time.)
+  private var recoveryUntil: Int? = nil
   /// While skipping a malformed document's rest: where to look for the next line start.
   private var resyncScan: Int? = nil
   private(set) var outcome: InputOutcome = .completed
@@ -136,7 +139,7 @@ final class ConversionEngine {
         input.removeFirst(keepFrom)
         parsePosition -= keepFrom
         newlineScan = max(newlineScan - keepFrom, parsePosition)
-        if lastErrorOffset >= 0 { lastErrorOffset -= keepFrom }
+        if let until = recoveryUntil { recoveryUntil = until - keepFrom }
         if let scan = resyncScan { resyncScan = scan - keepFrom }
         state.pointee.shiftInput(by: keepFrom)
       }
@@ -164,6 +167,14 @@ final class ConversionEngine {
     }
     while outcome == .completed {
       if resyncScan != nil && !resync(final: final) { return }
+      if let until = recoveryUntil {
+        guard parsePosition < until else {
+          recoveryUntil = nil
+          continue
+        }
+        guard parseRecoveringLine(final: final) else { return }
+        continue
+      }
       let end: Int
       if final {
         end = input.count
@@ -176,6 +187,46 @@ final class ConversionEngine {
       parse(upTo: end)
     }
   }
+
+  /// In recovery after a truncated record: parses the next line alone, once the first byte of
+  /// the line after it is known, and rejects the document still open at its end if that line
+  /// starts with `{`. Returns false when more input is needed.
+  /// At the end of a batch the next line is known to start with `{` (batches are cut there).
+  private func parseRecoveringLine(final: Bool, atBatchEnd: Bool = false) -> Bool {
+    var end = input.count
+    if let found = memchr(input.base + parsePosition, 0x0A, input.count - parsePosition) {
+      end = input.base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
+    }
+    guard end < input.count || final || atBatchEnd else { return false }
+    guard end > parsePosition else {
+      recoveryUntil = nil
+      return true
+    }
+    parse(upTo: end)
+    let nextLineStartsObject =
+      end < input.count ? input.base[end] == UInt8(ascii: "{") : atBatchEnd
+    guard outcome == .completed, resyncScan == nil, parsePosition == end,
+      state.pointee.inDocument, nextLineStartsObject
+    else { return true }
+    let start = state.pointee.documentStart
+    var lineEnd = end - 1
+    if lineEnd > start && input.base[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+    report(malformedAt: lineEnd, message: Self.truncatedRecordMessage)
+    replaceParser()
+    guard options.continuesAfterBadDocument else {
+      rejectStart = start
+      finishReject(upTo: end)
+      outcome = .stopped
+      return true
+    }
+    rejectStart = start
+    finishReject(upTo: end)
+    return true
+  }
+
+  static let truncatedRecordMessage =
+    "malformed JSON: the document is cut short at the end of its line (a truncated record?);"
+    + " the next line starts a new document"
 
   /// One past the last newline after `parsePosition` (the first one, one line at a time).
   private func lastLineEnd() -> Int? {
@@ -353,13 +404,12 @@ final class ConversionEngine {
     }
     var problemMessage = message
     var problemOffset = offset
-    let reparsing = lastErrorOffset >= 0 && start < lastErrorOffset
     if final && offset >= endOfInput {
       problemMessage = "malformed JSON: truncated document (the input ends inside it)"
       problemOffset = endOfInput
     }
     var truncatedRecordEnd: Int? = nil
-    if options.framing == .lines && !reparsing,
+    if options.framing == .lines,
       let next = nextObjectLine(after: start, before: offset)
     {
       // The document's line ended early and the next line starts another document: a
@@ -367,9 +417,7 @@ final class ConversionEngine {
       truncatedRecordEnd = next
       problemOffset = next - 1
       if problemOffset > start && input.base[problemOffset - 1] == 0x0D { problemOffset -= 1 }
-      problemMessage =
-        "malformed JSON: the document is cut short at the end of its line (a truncated record?);"
-        + " the next line starts a new document"
+      problemMessage = Self.truncatedRecordMessage
     }
     report(malformedAt: problemOffset, message: problemMessage)
     replaceParser()
@@ -387,11 +435,11 @@ final class ConversionEngine {
       outcome = .abandoned
       return
     }
-    lastErrorOffset = max(offset, lastErrorOffset)
     rejectStart = start
     parsePosition = start
     if let next = truncatedRecordEnd {
       finishReject(upTo: next)
+      recoveryUntil = max(recoveryUntil ?? 0, offset + 1)
       return
     }
     // Otherwise resume on the first line after the error's line that starts with `{`.
@@ -507,7 +555,7 @@ final class ConversionEngine {
     parsePosition = 0
     newlineScan = 0
     checkingByteOrderMark = true
-    lastErrorOffset = -1
+    recoveryUntil = nil
     resyncScan = nil
     state.pointee.resetInput()
     state.pointee.input = input.base
@@ -532,6 +580,17 @@ final class ConversionEngine {
   /// skipped ends here, where the next `{` line begins, exactly as in one pass.
   func finishBatch() -> (carry: [UInt8], line: Int)? {
     defer { startNextInput() }
+    guard outcome == .completed else { return nil }
+    // Lines held back in recovery (waiting to see how the next line starts) are parsed now.
+    while outcome == .completed, resyncScan == nil, let until = recoveryUntil,
+      parsePosition < until, parsePosition < input.count
+    {
+      _ = parseRecoveringLine(final: false, atBatchEnd: true)
+    }
+    if outcome == .completed && recoveryUntil != nil && parsePosition < input.count {
+      recoveryUntil = nil
+      parseAvailable(final: false)
+    }
     guard outcome == .completed else { return nil }
     if resyncScan != nil { finishReject(upTo: input.count) }
     guard state.pointee.inDocument else { return nil }
