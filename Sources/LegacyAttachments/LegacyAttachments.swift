@@ -53,11 +53,8 @@ public enum LegacyAttachments {
   ) -> StreamResult {
     let engine = ConversionEngine(options: options)
     var result = StreamResult()
-    func collect() {
-      engine.takeOutput { result.output.append(contentsOf: $0) }
-      engine.takeRejects { result.rejects.append(contentsOf: $0) }
-      result.diagnostics.append(contentsOf: engine.takeDiagnostics())
-    }
+    var batch = BatchResult()
+    func collect() { engine.takeResults(into: &batch) }
     input.withUnsafeBytes { bytes in
       var offset = 0
       let step = max(1, chunkSize)
@@ -71,6 +68,9 @@ public enum LegacyAttachments {
     result.outcome = engine.finishReading()
     engine.finishOutput()
     collect()
+    result.output = batch.output
+    result.rejects = batch.rejects
+    result.diagnostics = batch.diagnostics
     result.statistics = engine.statistics
     result.statistics.bytesOut = result.output.count
     return result

@@ -21,6 +21,7 @@ extension StreamConverter {
     var kept: [Int: Batch] = [:]
     var carry: (bytes: [UInt8], line: Int)? = nil
     let maximumInFlight = max(2, 2 * jobs)
+    var boundaries = BoundaryFinder()
 
     func cut(at split: Int, isLast: Bool) {
       let bytes = Array(UnsafeBufferPointer(start: pending.base, count: split))
@@ -38,9 +39,23 @@ extension StreamConverter {
       nextLine += newlines
       atInputStart = false
       pending.removeFirst(split)
+      boundaries.cut(at: split)
       kept[submitted] = batch
       queue.submit(batch)
       submitted += 1
+    }
+
+    /// Writes the next batch's result (converted again after the previous one's carry).
+    func deliverNext() throws(IOError) -> (outcome: InputOutcome, isLast: Bool) {
+      var result = queue.result(for: written)
+      let batch = kept.removeValue(forKey: written)!
+      if let previous = carry {
+        result = convertBatch(batch, carry: previous.bytes, carryLine: previous.line, with: local)
+      }
+      carry = result.carry.map { ($0, result.carryLine) }
+      written += 1
+      try deliver(result)
+      return (result.outcome, batch.isLast)
     }
 
     while true {
@@ -65,51 +80,80 @@ extension StreamConverter {
         }
         let dataWaiting = count == batchBytes || Self.moreInputReady(descriptor)
         if pending.count >= batchBytes || !dataWaiting {
-          if let split = Self.lastDocumentBoundary(
+          if let split = boundaries.lastBoundary(
             in: pending, force: pending.count >= 4 * batchBytes)
           {
             cut(at: split, isLast: false)
+          } else if pending.count >= 8 * batchBytes {
+            // One line longer than several batches (a huge document): finish the batches in
+            // flight, then convert the rest of this input on this thread, so that the
+            // document is held in memory once rather than once per copy between threads.
+            while written < submitted {
+              let next = try deliverNext()
+              if next.outcome != .completed {
+                queue.close()
+                return next.outcome
+              }
+            }
+            return try continueOnThisThread(
+              descriptor: descriptor, name: name, carry: carry?.bytes,
+              pending: UnsafeRawBufferPointer(pending.bytes),
+              firstLine: carry?.line ?? nextLine, atInputStart: atInputStart && carry == nil,
+              alreadyRead: total)
           }
         }
       }
       guard written < submitted else { break }
-      var result = queue.result(for: written)
-      let batch = kept.removeValue(forKey: written)!
-      if let previous = carry {
-        result = convertBatch(batch, carry: previous.bytes, carryLine: previous.line, with: local)
-      }
-      carry = result.carry.map { ($0, result.carryLine) }
-      written += 1
-      try deliver(result)
-      if result.outcome != .completed {
+      let next = try deliverNext()
+      if next.outcome != .completed {
         // A bad document stopped the run: nothing after it is written.
         queue.close()
-        return result.outcome
+        return next.outcome
       }
-      if batch.isLast { break }
+      if next.isLast { break }
     }
     return .completed
-  }
-
-  /// One past the last newline that is followed by `{`, or with `force` one past the last
-  /// newline at all; nil when there is none.
-  static func lastDocumentBoundary(in buffer: ByteBuffer, force: Bool) -> Int? {
-    var index = buffer.count - 2
-    var lastNewline: Int? = nil
-    while index >= 0 {
-      if buffer.base[index] == 0x0A {
-        if buffer.base[index + 1] == UInt8(ascii: "{") { return index + 1 }
-        if lastNewline == nil { lastNewline = index + 1 }
-      }
-      index -= 1
-    }
-    if force, buffer.count > 0, buffer.base[buffer.count - 1] == 0x0A { return buffer.count }
-    return force ? lastNewline : nil
   }
 
   /// Whether reading `descriptor` now would not block (a pipe with data waiting, a file).
   static func moreInputReady(_ descriptor: Int32) -> Bool {
     var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
     return poll(&request, 1, 0) > 0
+  }
+}
+
+/// Finds where the parallel reader may cut its pending input: just before a line that starts
+/// with `{`. It remembers what it has scanned, so a long line without a boundary (one huge
+/// document) is scanned once, not again after every read.
+struct BoundaryFinder {
+  /// `pending[..<scanned]` has been looked at (its last byte again next time: a newline there
+  /// may turn out to be followed by `{`).
+  private var scanned = 0
+  /// One past the last newline followed by `{`.
+  private var boundary: Int? = nil
+  /// One past the last newline.
+  private var newline: Int? = nil
+
+  /// One past the last newline followed by `{`; with `force`, failing that, one past the last
+  /// newline; nil when there is none.
+  mutating func lastBoundary(in pending: ByteBuffer, force: Bool) -> Int? {
+    var index = max(scanned - 1, 0)
+    while index < pending.count,
+      let found = memchr(pending.base + index, 0x0A, pending.count - index)
+    {
+      let end = pending.base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
+      newline = end
+      if end < pending.count && pending.base[end] == UInt8(ascii: "{") { boundary = end }
+      index = end
+    }
+    scanned = pending.count
+    return boundary ?? (force ? newline : nil)
+  }
+
+  /// The first `split` bytes were handed out as a batch.
+  mutating func cut(at split: Int) {
+    scanned = max(scanned - split, 0)
+    boundary = boundary.flatMap { $0 > split ? $0 - split : nil }
+    newline = newline.flatMap { $0 > split ? $0 - split : nil }
   }
 }

@@ -14,6 +14,7 @@ struct Batch: Sendable {
 struct BatchResult: Sendable {
   var output: [UInt8] = []
   var rejects: [UInt8] = []
+  var rejectMarks: [RejectMark] = []
   var diagnostics: [Diagnostic] = []
   var statistics = Statistics()
   var outcome: InputOutcome = .completed
@@ -44,9 +45,7 @@ func convertBatch(
       result.carryLine = pending.line
     }
   }
-  engine.takeOutput { result.output.append(contentsOf: $0) }
-  engine.takeRejects { result.rejects.append(contentsOf: $0) }
-  result.diagnostics = engine.takeDiagnostics()
+  engine.takeResults(into: &result)
   result.statistics = engine.statistics
   result.statistics.bytesIn = 0
   return result

@@ -113,7 +113,6 @@ extension ScanState {
 
   /// Saves the document's original text (and a newline) for `--rejects`.
   private mutating func reject(inputLength: Int) {
-    rejects.append(input + documentStart, count: inputLength)
-    rejects.append(UInt8(ascii: "\n"))
+    addReject(UnsafeBufferPointer(start: input + documentStart, count: inputLength))
   }
 }

@@ -115,6 +115,9 @@ struct ScanState {
   // MARK: Results, drained by the driver
   var output = ByteBuffer(capacity: 1 << 17)
   var rejects = ByteBuffer(capacity: 1024)
+  /// Where each rejected document falls in the output, so that output and rejects can be
+  /// written in input order.
+  var rejectMarks: [RejectMark] = []
   var diagnostics: [Diagnostic] = []
   var statistics = Statistics()
   /// Set when the run must stop after this document (a bad document without `--keep-going`).
@@ -196,6 +199,22 @@ struct ScanState {
     lineCursor -= shift
     lineStartAtCursor -= shift
     chunkBase -= shift
+  }
+}
+
+/// A rejected document's place: the output written before it, and the end of its text in the
+/// rejects.
+struct RejectMark: Sendable, Equatable {
+  var outputOffset: Int
+  var rejectsEnd: Int
+}
+
+extension ScanState {
+  /// Saves a rejected document's original text (and a newline) for `--rejects`.
+  mutating func addReject(_ text: UnsafeBufferPointer<UInt8>) {
+    if let base = text.baseAddress { rejects.append(base, count: text.count) }
+    rejects.append(UInt8(ascii: "\n"))
+    rejectMarks.append(RejectMark(outputOffset: output.count, rejectsEnd: rejects.count))
   }
 }
 

@@ -12,12 +12,35 @@ public enum InputOutcome: Sendable, Equatable {
   case abandoned
 }
 
+/// Writes `output` and `rejects` interleaved at `marks`: the output before each rejected
+/// document, then its text.
+func writeInOrder<Failure: Error>(
+  output: UnsafeRawBufferPointer, rejects: UnsafeRawBufferPointer, marks: [RejectMark],
+  output write: (UnsafeRawBufferPointer) throws(Failure) -> Void,
+  rejects writeReject: (UnsafeRawBufferPointer) throws(Failure) -> Void
+) throws(Failure) {
+  var outputDone = 0
+  var rejectsDone = 0
+  for mark in marks {
+    if mark.outputOffset > outputDone {
+      try write(UnsafeRawBufferPointer(rebasing: output[outputDone..<mark.outputOffset]))
+      outputDone = mark.outputOffset
+    }
+    try writeReject(UnsafeRawBufferPointer(rebasing: rejects[rejectsDone..<mark.rejectsEnd]))
+    rejectsDone = mark.rejectsEnd
+  }
+  if output.count > outputDone {
+    try write(UnsafeRawBufferPointer(rebasing: output[outputDone...]))
+  }
+}
+
 /// The streaming converter for one thread: bytes in, converted documents, rejected documents and
 /// diagnostics out, in one pass with memory bounded by the largest document.
 ///
 /// Feed it an input's bytes in chunks of any size with ``feed(_:)`` (or read straight into it
-/// with ``read(from:maximum:)``), then call ``endInput()``; take results with ``takeOutput(_:)``,
-/// ``takeRejects(_:)`` and ``takeDiagnostics()`` between calls.
+/// with ``read(from:maximum:)``), then call ``endInput()``; take results with
+/// ``takeOutputAndRejects(output:rejects:)`` or ``takeResults(into:)``, and
+/// ``takeDiagnostics()``, between calls.
 final class ConversionEngine {
   let options: ConversionOptions
   /// Feed yajl one line at a time (for `--unbuffered`), so each document is out as soon as its
@@ -287,7 +310,10 @@ final class ConversionEngine {
       // yajl's own offset depends on the error and on where its chunk started; find the place
       // from the input instead: the refused token, or the bad character inside a string.
       var offset = refusedTokenOffset(limit: input.count)
-      if yajlMessage.hasPrefix("lexical error") && offset < input.count
+      if yajlMessage.hasPrefix("lexical error") && atEndOfInput && tokenRunsToEnd(from: offset) {
+        // The input ends inside this token (`tru`, `-1.5e`, `"abc\`).
+        offset = endOfInput
+      } else if yajlMessage.hasPrefix("lexical error") && offset < input.count
         && input.base[offset] == UInt8(ascii: "\"")
       {
         offset = firstBadStringByte(from: offset)
@@ -334,6 +360,32 @@ final class ConversionEngine {
     index += 1
     skipSpace()
     return min(index, limit)
+  }
+
+  /// Whether the token starting at `start` is still going on where the input ends: a string
+  /// with no closing quote, or a literal or number with nothing after it.
+  private func tokenRunsToEnd(from start: Int) -> Bool {
+    guard start < endOfInput else { return true }
+    if input.base[start] == UInt8(ascii: "\"") {
+      var index = start + 1
+      while index < endOfInput {
+        if input.base[index] == UInt8(ascii: "\\") {
+          index += 2
+          continue
+        }
+        if input.base[index] == UInt8(ascii: "\"") || input.base[index] < 0x20 { return false }
+        index += 1
+      }
+      return true
+    }
+    for index in start..<endOfInput {
+      let byte = input.base[index]
+      let continues =
+        (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
+        || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+      if !continues { return false }
+    }
+    return true
   }
 
   /// In the string token starting at `quote`, the first byte that is not allowed there: a
@@ -495,8 +547,7 @@ final class ConversionEngine {
     while let last = text.last, last == 0x0A || last == 0x0D || last == 0x20 || last == 0x09 {
       text = UnsafeBufferPointer(rebasing: text.dropLast())
     }
-    state.pointee.rejects.append(UnsafeRawBufferPointer(text))
-    state.pointee.rejects.append(0x0A)
+    state.pointee.addReject(text)
     parsePosition = end
     newlineScan = end
     state.pointee.resetDocument()
@@ -601,25 +652,46 @@ final class ConversionEngine {
 
   // MARK: Results
 
-  /// Hands over the converted text produced so far (whole documents only) and clears it.
-  func takeOutput<Failure: Error>(_ body: (UnsafeRawBufferPointer) throws(Failure) -> Void)
-    throws(Failure)
-  {
-    defer {
-      state.pointee.output.count = 0
-      state.pointee.output.shrink(ifAbove: 1 << 22)
-    }
-    return try body(UnsafeRawBufferPointer(state.pointee.output.bytes))
-  }
-
   var pendingOutputCount: Int { state.pointee.output.count }
 
-  /// Hands over the original text of rejected documents so far and clears it.
-  func takeRejects<Failure: Error>(_ body: (UnsafeRawBufferPointer) throws(Failure) -> Void)
-    throws(Failure)
-  {
-    defer { state.pointee.rejects.count = 0 }
-    return try body(UnsafeRawBufferPointer(state.pointee.rejects.bytes))
+  var pendingRejectsCount: Int { state.pointee.rejectMarks.count }
+
+  /// Hands over the converted text and the rejected documents' original text so far, in input
+  /// order (output up to a rejected document, its text, and so on), and clears both.
+  func takeOutputAndRejects<Failure: Error>(
+    output write: (UnsafeRawBufferPointer) throws(Failure) -> Void,
+    rejects writeReject: (UnsafeRawBufferPointer) throws(Failure) -> Void
+  ) throws(Failure) {
+    let scan = state
+    defer {
+      scan.pointee.output.count = 0
+      scan.pointee.output.shrink(ifAbove: 1 << 22)
+      scan.pointee.rejects.count = 0
+      scan.pointee.rejectMarks.removeAll(keepingCapacity: true)
+    }
+    try writeInOrder(
+      output: UnsafeRawBufferPointer(scan.pointee.output.bytes),
+      rejects: UnsafeRawBufferPointer(scan.pointee.rejects.bytes), marks: scan.pointee.rejectMarks,
+      output: write, rejects: writeReject)
+  }
+
+  /// Appends everything produced so far to `result` (marks moved to its coordinates), and
+  /// clears it.
+  func takeResults(into result: inout BatchResult) {
+    let scan = state
+    for mark in scan.pointee.rejectMarks {
+      result.rejectMarks.append(
+        RejectMark(
+          outputOffset: result.output.count + mark.outputOffset,
+          rejectsEnd: result.rejects.count + mark.rejectsEnd))
+    }
+    result.output.append(contentsOf: scan.pointee.output.bytes)
+    result.rejects.append(contentsOf: scan.pointee.rejects.bytes)
+    result.diagnostics.append(contentsOf: takeDiagnostics())
+    scan.pointee.output.count = 0
+    scan.pointee.output.shrink(ifAbove: 1 << 22)
+    scan.pointee.rejects.count = 0
+    scan.pointee.rejectMarks.removeAll(keepingCapacity: true)
   }
 
   /// Hands over the diagnostics so far and clears them.

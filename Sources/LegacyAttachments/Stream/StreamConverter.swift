@@ -77,17 +77,40 @@ public final class StreamConverter {
     }
     engine.lineAtATime = unbuffered
     engine.resetOutcome()
-    var total = 0
-    while true {
+    return try readToEnd(descriptor: descriptor, name: name, alreadyRead: 0)
+  }
+
+  /// Converts what is left of `descriptor` on this thread, with ``engine``.
+  func readToEnd(descriptor: Int32, name: String, alreadyRead: Int) throws(IOError)
+    -> InputOutcome
+  {
+    var total = alreadyRead
+    while engine.outcome == .completed {
       let count = try engine.read(from: descriptor, maximum: readSize, name: name)
       total += count
       try deliver(final: count == 0)
-      progressHandler?(total, engine.statistics)
-      if count == 0 || engine.outcome != .completed { break }
+      progressHandler?(total, statisticsSoFar)
+      if count == 0 { break }
     }
     let outcome = engine.finishReading()
     try deliver(final: true)
     return outcome
+  }
+
+  /// Continues an input on this thread from the middle: `carry` then `pending` (already read
+  /// and counted) start at line `firstLine`.
+  func continueOnThisThread(
+    descriptor: Int32, name: String, carry: [UInt8]?, pending: UnsafeRawBufferPointer,
+    firstLine: Int, atInputStart: Bool, alreadyRead: Int
+  ) throws(IOError) -> InputOutcome {
+    engine.lineAtATime = false
+    engine.resetOutcome()
+    engine.beginBatch(firstLine: firstLine, atInputStart: atInputStart)
+    if let carry { carry.withUnsafeBytes { engine.feed($0) } }
+    engine.feed(pending)
+    engine.statistics.bytesIn -= (carry?.count ?? 0) + pending.count
+    try deliver(final: false)
+    return try readToEnd(descriptor: descriptor, name: name, alreadyRead: alreadyRead)
   }
 
   /// Converts bytes already in memory as one input named `name`.
@@ -124,21 +147,39 @@ public final class StreamConverter {
   func deliver(_ result: BatchResult) throws(IOError) {
     for diagnostic in result.diagnostics { diagnosticHandler(diagnostic, currentInput) }
     statisticsOffset.add(result.statistics)
-    if let rejects, !result.rejects.isEmpty { try rejects.write(result.rejects) }
     statisticsOffset.bytesOut += result.output.count
-    try output.write(result.output)
+    let output = self.output
+    let rejects = self.rejects
+    var failure: IOError? = nil
+    result.output.withUnsafeBytes { outputBytes in
+      result.rejects.withUnsafeBytes { rejectBytes in
+        do throws(IOError) {
+          try writeInOrder(
+            output: outputBytes, rejects: rejectBytes, marks: result.rejectMarks,
+            output: { bytes throws(IOError) in try output.write(bytes) },
+            rejects: { bytes throws(IOError) in try rejects?.write(bytes) })
+        } catch {
+          failure = error
+        }
+      }
+    }
+    if let failure { throw failure }
   }
 
   private func deliver(final: Bool) throws(IOError) {
     for diagnostic in engine.takeDiagnostics() { diagnosticHandler(diagnostic, currentInput) }
-    if let rejects {
-      try engine.takeRejects { bytes throws(IOError) in try rejects.write(bytes) }
-    } else {
-      engine.takeRejects { _ in }
+    // With rejected documents pending, everything goes out now, in input order, so that a
+    // failing rejects file stops the output exactly before the document it could not save.
+    let hasRejects = engine.pendingRejectsCount > 0
+    guard final || unbuffered || hasRejects || engine.pendingOutputCount >= 1 << 16 else {
+      return
     }
-    if final || unbuffered || engine.pendingOutputCount >= 1 << 16 {
-      statisticsOffset.bytesOut += engine.pendingOutputCount
-      try engine.takeOutput { bytes throws(IOError) in try output.write(bytes) }
-    }
+    statisticsOffset.bytesOut += engine.pendingOutputCount
+    let output = self.output
+    let rejects = self.rejects
+    try engine.takeOutputAndRejects(
+      output: { bytes throws(IOError) in try output.write(bytes) },
+      rejects: { bytes throws(IOError) in try rejects?.write(bytes) })
   }
+
 }
