@@ -1,3 +1,5 @@
+import Glibc
+
 /// A growable byte buffer with manual memory management.
 ///
 /// The engine keeps its input, its output and its scratch text in `ByteBuffer`s so that the
@@ -11,12 +13,12 @@ struct ByteBuffer {
 
   init(capacity: Int = 4096) {
     let size = max(capacity, 16)
-    base = .allocate(capacity: size)
+    base = malloc(size)!.assumingMemoryBound(to: UInt8.self)
     count = 0
     self.capacity = size
   }
 
-  func deallocate() { base.deallocate() }
+  func deallocate() { free(base) }
 
   /// Makes room for at least `extra` more bytes. Growth is by half again, not doubling, so that a
   /// single huge document costs little more than its own size.
@@ -25,25 +27,22 @@ struct ByteBuffer {
     if count + extra > capacity { grow(to: count + extra) }
   }
 
+  /// Grows with `realloc`, which for large buffers moves pages (`mremap`) instead of copying
+  /// them: a huge document never has its old and new buffer in memory at once.
   @inline(never)
   private mutating func grow(to needed: Int) {
     var newCapacity = capacity + capacity / 2
     if newCapacity < needed { newCapacity = needed + needed / 4 }
-    let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-    newBase.update(from: base, count: count)
-    base.deallocate()
-    base = newBase
+    guard let moved = realloc(base, newCapacity) else { fatalError("out of memory") }
+    base = moved.assumingMemoryBound(to: UInt8.self)
     capacity = newCapacity
   }
 
   /// Releases memory above `limit` bytes of capacity when the buffer is empty enough to allow it,
   /// so that one huge document does not pin its memory for the rest of the stream.
   mutating func shrink(ifAbove limit: Int) {
-    guard capacity > limit, count <= limit else { return }
-    let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: limit)
-    newBase.update(from: base, count: count)
-    base.deallocate()
-    base = newBase
+    guard capacity > limit, count <= limit, let moved = realloc(base, limit) else { return }
+    base = moved.assumingMemoryBound(to: UInt8.self)
     capacity = limit
   }
 
