@@ -8,53 +8,11 @@ import Testing
 // lines and columns), rejects and counts as one thread, for any input. Batches are made tiny
 // here so that documents are cut at every possible place and carried into the next batch.
 
-/// Everything a run produced.
-private struct RunResult: Equatable {
-  var output: [UInt8]
-  var rejects: [UInt8]
-  var diagnostics: [String]
-  var outcome: InputOutcome
-  var documents: Int
-  var errors: Int
-}
-
 /// Converts `input` (as a file, so the parallel reader sees a real descriptor) with `jobs` threads.
 private func run(
   _ input: [UInt8], options: ConversionOptions, jobs: Int, batchBytes: Int = 1 << 20
-) throws -> RunResult {
-  let directory = FileManager.default.temporaryDirectory
-    .appendingPathComponent("cbl-parallel-\(UUID().uuidString)")
-  try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-  defer { try? FileManager.default.removeItem(at: directory) }
-  let inputPath = directory.appendingPathComponent("in.ndjson").path
-  let outputPath = directory.appendingPathComponent("out").path
-  let rejectsPath = directory.appendingPathComponent("rejects").path
-  FileManager.default.createFile(atPath: inputPath, contents: Data(input))
-  let outputDescriptor = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-  let rejectsDescriptor = open(rejectsPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-  let inputDescriptor = open(inputPath, O_RDONLY)
-  defer {
-    close(inputDescriptor)
-  }
-  let converter = StreamConverter(
-    options: options, output: FileDescriptorSink(descriptor: outputDescriptor))
-  converter.rejects = FileDescriptorSink(descriptor: rejectsDescriptor, name: rejectsPath)
-  converter.jobs = jobs
-  converter.batchBytes = batchBytes
-  var diagnostics: [String] = []
-  converter.diagnosticHandler = { diagnostic, name in
-    diagnostics.append(diagnostic.formatted(inputName: name))
-  }
-  let outcome = try converter.convert(descriptor: inputDescriptor, name: "in.ndjson")
-  try converter.finish()
-  close(outputDescriptor)
-  close(rejectsDescriptor)
-  let statistics = converter.statistics
-  return RunResult(
-    output: Array(try Data(contentsOf: URL(fileURLWithPath: outputPath))),
-    rejects: Array(try Data(contentsOf: URL(fileURLWithPath: rejectsPath))),
-    diagnostics: diagnostics, outcome: outcome, documents: statistics.documents,
-    errors: statistics.errors)
+) throws -> Outcome {
+  try convertFile(input, options: options, jobs: jobs, batchBytes: batchBytes)
 }
 
 /// A deterministic NDJSON stream of `count` documents, some with blobs, some with legacy

@@ -1,0 +1,85 @@
+import Foundation
+import Glibc
+
+@testable import LegacyAttachments
+
+// Running a StreamConverter over a real file descriptor (so that the parallel reader sees one),
+// for the tests of --jobs and of hostile input.
+
+func shown(_ bytes: [UInt8], _ limit: Int = 300) -> String {
+  let text = String(decoding: bytes.prefix(limit), as: UTF8.self)
+  return bytes.count > limit ? text + "… (\(bytes.count) bytes)" : text
+}
+
+/// What a stream conversion produced, in a comparable form.
+struct Outcome: Equatable, CustomStringConvertible {
+  var output: [UInt8]
+  var rejects: [UInt8]
+  var diagnostics: [String]
+  var outcome: InputOutcome
+  var documents: Int
+  var errors: Int
+
+  init(_ result: StreamResult) {
+    output = result.output
+    rejects = result.rejects
+    diagnostics = result.diagnostics.map { $0.formatted(inputName: "in") }
+    outcome = result.outcome
+    documents = result.statistics.documents
+    errors = result.statistics.errors
+  }
+
+  init(
+    output: [UInt8], rejects: [UInt8], diagnostics: [String], outcome: InputOutcome, documents: Int,
+    errors: Int
+  ) {
+    self.output = output
+    self.rejects = rejects
+    self.diagnostics = diagnostics
+    self.outcome = outcome
+    self.documents = documents
+    self.errors = errors
+  }
+
+  var description: String {
+    "outcome \(outcome), \(documents) documents, \(errors) errors\n  output: \(shown(output))\n"
+      + "  rejects: \(shown(rejects))\n  diagnostics: \(diagnostics)"
+  }
+}
+
+/// Converts `input` with a StreamConverter reading a file, on `jobs` threads, `batchBytes` per batch.
+func convertFile(_ input: [UInt8], options: ConversionOptions, jobs: Int, batchBytes: Int)
+  throws -> Outcome
+{
+  let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "cbl-hostile-\(UUID().uuidString)")
+  try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  defer { try? FileManager.default.removeItem(at: directory) }
+  let paths = ["in", "out", "rejects"].map { directory.appendingPathComponent($0).path }
+  _ = FileManager.default.createFile(atPath: paths[0], contents: Data(input))
+  let inputDescriptor = open(paths[0], O_RDONLY)
+  let outputDescriptor = open(paths[1], O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+  let rejectsDescriptor = open(paths[2], O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+  defer {
+    close(inputDescriptor)
+    close(outputDescriptor)
+    close(rejectsDescriptor)
+  }
+  let converter = StreamConverter(
+    options: options, output: FileDescriptorSink(descriptor: outputDescriptor))
+  converter.rejects = FileDescriptorSink(descriptor: rejectsDescriptor, name: "rejects")
+  converter.jobs = jobs
+  converter.batchBytes = batchBytes
+  var diagnostics: [String] = []
+  converter.diagnosticHandler = { diagnostic, name in
+    diagnostics.append(diagnostic.formatted(inputName: name))
+  }
+  let outcome = try converter.convert(descriptor: inputDescriptor, name: "in")
+  try converter.finish()
+  return Outcome(
+    output: Array(try Data(contentsOf: URL(fileURLWithPath: paths[1]))),
+    rejects: Array(try Data(contentsOf: URL(fileURLWithPath: paths[2]))), diagnostics: diagnostics,
+    outcome: outcome, documents: converter.statistics.documents, errors: converter.statistics.errors
+  )
+}
+
