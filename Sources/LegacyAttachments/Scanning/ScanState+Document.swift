@@ -35,7 +35,6 @@ extension ScanState {
       reject(inputLength: inputEnd)
       if !options.continuesAfterBadDocument { stopRequested = true }
     }
-    documentsCompleted += 1
     resetDocument()
     return !stopRequested
   }
@@ -47,13 +46,13 @@ extension ScanState {
       if options.mode == .check {
         problems.append(
           PendingProblem(
-            kind: .attachmentsNotObject, severity: .error, inputOffset: attachmentsKeyInputFirst,
+            kind: .attachmentsNotObject, severity: .error, inputOffset: attachmentsInputStart,
             message: message + "; Sync Gateway expects an object of attachments",
             pointer: "/_attachments"))
       } else if options.mode == .push && !blobs.isEmpty {
         problems.append(
           PendingProblem(
-            kind: .attachmentsNotObject, severity: .error, inputOffset: attachmentsKeyInputFirst,
+            kind: .attachmentsNotObject, severity: .error, inputOffset: attachmentsInputStart,
             message: message + ", and the document has blobs: push cannot add their entries"
               + " without losing data", pointer: "/_attachments"))
       }
@@ -74,9 +73,6 @@ extension ScanState {
           pointer: pointer))
     }
   }
-
-  /// Where the first `_attachments` key is in the input (relative to the document).
-  private var attachmentsKeyInputFirst: Int { attachmentsInputStart }
 
   /// Sends this document's problems to the diagnostics list (not in `--check`): for a rejected
   /// document its first error only (the document is not written, so its warnings do not

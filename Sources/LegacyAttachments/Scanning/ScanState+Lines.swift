@@ -16,14 +16,6 @@ extension ScanState {
     lineCursor = target
   }
 
-  /// Moves the line cursor back to a point already counted: the start of the current document's
-  /// line, so a re-parse from an earlier line counts again from there.
-  mutating func rewindLines(toDocumentStart: Void = ()) {
-    lineCursor = documentLineStart
-    lineAtCursor = documentLine
-    lineStartAtCursor = documentLineStart
-  }
-
   /// Line and column (1-based; the column in Unicode scalars) of input offset `offset`, which
   /// must not be before the current document's line.
   func location(ofInput offset: Int) -> (line: Int, column: Int) {

@@ -126,8 +126,6 @@ struct ScanState {
   var fatal = false
   /// A malformed-JSON finding of the slow whitespace path (a form feed), for the driver.
   var lexicalProblem: (offset: Int, message: String)? = nil
-  /// Set after each document when `--unbuffered` wants a flush.
-  var documentsCompleted = 0
 
   init(options: ConversionOptions, input: UnsafeMutablePointer<UInt8>) {
     self.options = options

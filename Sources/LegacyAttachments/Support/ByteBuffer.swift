@@ -94,14 +94,6 @@ struct ByteBuffer {
     }
   }
 
-  /// Copies `length` bytes starting at `offset` of this same buffer to its end.
-  mutating func appendOwnBytes(from offset: Int, count length: Int) {
-    guard length > 0 else { return }
-    reserve(length)
-    (base + count).update(from: base + offset, count: length)
-    count += length
-  }
-
   /// Removes the first `prefix` bytes, moving the rest to the front.
   mutating func removeFirst(_ prefix: Int) {
     guard prefix > 0 else { return }
@@ -164,10 +156,6 @@ struct RawStack<Element: BitwiseCopyable> {
     get { base[index] }
     nonmutating set { base[index] = newValue }
   }
-
-  /// A pointer to the element at `index`, valid until the next push.
-  @inline(__always)
-  func pointer(at index: Int) -> UnsafeMutablePointer<Element> { base + index }
 
   var isEmpty: Bool { count == 0 }
 }
