@@ -111,6 +111,18 @@ struct BadInputTests {
     }
   }
 
+  @Test("a document with several problems is reported once, with its first error and no warnings")
+  func oneErrorPerRejectedDocument() throws {
+    // Duplicate _attachments (found first), a non-object _attachments with a blob, and that blob
+    // has no digest: one line only.
+    let document = "{\"_id\":\"m\",\"_attachments\":1,\"a\":{\"@type\":\"blob\"},\"_attachments\":2}\n"
+    expectRun(
+      try CLI.run(["--push"], stdin: Array(document.utf8)), stdout: "",
+      stderr:
+        "cbl-attachments: <stdin>:1:50: error: document \"m\": more than one top-level \"_attachments\" member; refusing to guess which one is meant\n",
+      status: 1)
+  }
+
   @Test("push: non-object _attachments and blobs cannot be converted; pull passes it through")
   func attachmentsNotAnObject() throws {
     let document = "{\"_id\":\"s\",\"a\":{\"@type\":\"blob\",\"digest\":\"d\"},\"_attachments\":\"oops\"}\n"

@@ -80,6 +80,24 @@ enum CLI {
 
   static func executable() throws -> String { try executablePath.get() }
 
+  /// Starts the program with `arguments`, its standard input, output and error on pipes, for
+  /// tests that talk to it while it runs. The caller kills it when done.
+  static func start(_ arguments: [String]) throws -> (
+    process: Process, input: Pipe, output: Pipe, errors: Pipe
+  ) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: try executable())
+    process.arguments = arguments
+    let input = Pipe()
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    return (process, input, output, errors)
+  }
+
   /// Runs the program with `arguments`, `stdin` as standard input (a regular file), in
   /// `directory`. Standard output goes to `stdoutPath` when given (e.g. `/dev/full`).
   static func run(

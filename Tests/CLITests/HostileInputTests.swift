@@ -790,16 +790,7 @@ struct HostileInputTests {
       "{\"_id\":\"3\",\"_attachments\":{\"$.a\":{\"digest\":\"d\"}},\"a\":{\"@type\":\"blob\",\"digest\":\"d\"}}\n",
       "{\"_id\":\"4\"}\n",
     ]
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: try CLI.executable())
-    process.arguments = ["--push", "--unbuffered"]
-    let input = Pipe()
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
+    let (process, input, output, errors) = try CLI.start(["--push", "--unbuffered"])
     defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
     let writer = input.fileHandleForWriting.fileDescriptor
     let reader = output.fileHandleForReading.fileDescriptor

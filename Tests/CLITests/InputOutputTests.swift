@@ -207,18 +207,8 @@ struct InputOutputTests {
 
   @Test("--unbuffered writes each document as soon as it is read, before the input ends")
   func unbuffered() throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: try CLI.executable())
-    process.arguments = ["--push", "--unbuffered"]
-    let input = Pipe()
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
+    let (process, input, output, errors) = try CLI.start(["--push", "--unbuffered"])
     defer { if process.isRunning { process.terminate() } }
-
     let writer = input.fileHandleForWriting.fileDescriptor
     let reader = output.fileHandleForReading.fileDescriptor
     func send(_ text: String) {
