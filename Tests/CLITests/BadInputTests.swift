@@ -10,12 +10,16 @@ struct BadInputTests {
   @Test("malformed JSON: file:line:column, the documents before it written, status 1")
   func malformedJSON() throws {
     let scratch = try Scratch()
-    try scratch.write("bad.json", "{\"a\":1}\n{\"b\":{\"@type\":\"blob\",\"digest\":\"d\"}}\n{\"c\":3,}\n{\"d\":4}\n")
+    try scratch.write(
+      "bad.json",
+      "{\"a\":1}\n{\"b\":{\"@type\":\"blob\",\"digest\":\"d\"}}\n{\"c\":3,}\n{\"d\":4}\n")
     let result = try CLI.run(["--push", "bad.json"], in: scratch.directory)
     expectRun(
       result,
-      stdout: "{\"a\":1}\n{\"b\":{\"@type\":\"blob\",\"digest\":\"d\"},\"_attachments\":{\"$.b\":{\"digest\":\"d\"}}}\n",
-      stderr: "cbl-attachments: bad.json:3:8: error: malformed JSON: invalid object key (must be a string)\n",
+      stdout:
+        "{\"a\":1}\n{\"b\":{\"@type\":\"blob\",\"digest\":\"d\"},\"_attachments\":{\"$.b\":{\"digest\":\"d\"}}}\n",
+      stderr:
+        "cbl-attachments: bad.json:3:8: error: malformed JSON: invalid object key (must be a string)\n",
       status: 1)
   }
 
@@ -25,7 +29,8 @@ struct BadInputTests {
     #expect(result.out == "{\"a\":1}\n")
     #expect(result.stderr.hasPrefix("cbl-attachments: <stdin>:2:"), "\(result)")
     #expect(result.stderr.contains(": error: malformed JSON: "), "\(result)")
-    #expect(result.stderr.hasSuffix("\n") && result.stderr.split(separator: "\n").count == 1, "\(result)")
+    #expect(
+      result.stderr.hasSuffix("\n") && result.stderr.split(separator: "\n").count == 1, "\(result)")
     #expect(result.status == 1)
   }
 
@@ -34,11 +39,13 @@ struct BadInputTests {
   @Test("invalid UTF-8 in a string")
   func invalidUTF8() throws {
     let scratch = try Scratch()
-    try scratch.write("latin1.json", Array("{\"ok\":true}\n{\"name\":\"caf".utf8) + [0xE9] + Array("\"}\n".utf8))
+    try scratch.write(
+      "latin1.json", Array("{\"ok\":true}\n{\"name\":\"caf".utf8) + [0xE9] + Array("\"}\n".utf8))
     let result = try CLI.run(["--push", "latin1.json"], in: scratch.directory)
     expectRun(
       result, stdout: "{\"ok\":true}\n",
-      stderr: "cbl-attachments: latin1.json:2:13: error: malformed JSON: invalid UTF-8 (byte 0xE9)\n",
+      stderr:
+        "cbl-attachments: latin1.json:2:13: error: malformed JSON: invalid UTF-8 (byte 0xE9)\n",
       status: 1)
   }
 
@@ -53,7 +60,8 @@ struct BadInputTests {
       status: 1)
   }
 
-  @Test("truncated last document without a final newline: the location is a real position of the input")
+  @Test(
+    "truncated last document without a final newline: the location is a real position of the input")
   func truncatedLastDocumentNoNewline() throws {
     // The input's last line is line 2, 18 characters long: it ends at 2:19.
     let result = try CLI.run(["--push"], stdin: Array("{\"a\":1}\n{\"_id\":\"x\",\"b\":[1,".utf8))
@@ -81,7 +89,8 @@ struct BadInputTests {
       ("null", "(it is null)"),
     ]
     for (document, what) in cases {
-      let result = try CLI.run(["--pull"], stdin: Array("{\"a\":1}\n   \(document)\n{\"b\":2}\n".utf8))
+      let result = try CLI.run(
+        ["--pull"], stdin: Array("{\"a\":1}\n   \(document)\n{\"b\":2}\n".utf8))
       expectRun(
         result, stdout: "{\"a\":1}\n",
         stderr: "cbl-attachments: <stdin>:2:4: error: document is not a JSON object \(what)\n",
@@ -91,10 +100,12 @@ struct BadInputTests {
 
   @Test("in --format list an array element that is an array gets no --format hint")
   func arrayElementInListFormat() throws {
-    let result = try CLI.run(["--push", "--format", "list"], stdin: Array("[{\"a\":1},\n [2]]\n".utf8))
+    let result = try CLI.run(
+      ["--push", "--format", "list"], stdin: Array("[{\"a\":1},\n [2]]\n".utf8))
     expectRun(
       result, stdout: "[\n{\"a\":1}\n]\n",
-      stderr: "cbl-attachments: <stdin>:2:2: error: document is not a JSON object (it is an array)\n",
+      stderr:
+        "cbl-attachments: <stdin>:2:2: error: document is not a JSON object (it is an array)\n",
       status: 1)
   }
 
@@ -115,7 +126,8 @@ struct BadInputTests {
   func oneErrorPerRejectedDocument() throws {
     // Duplicate _attachments (found first), a non-object _attachments with a blob, and that blob
     // has no digest: one line only.
-    let document = "{\"_id\":\"m\",\"_attachments\":1,\"a\":{\"@type\":\"blob\"},\"_attachments\":2}\n"
+    let document =
+      "{\"_id\":\"m\",\"_attachments\":1,\"a\":{\"@type\":\"blob\"},\"_attachments\":2}\n"
     expectRun(
       try CLI.run(["--push"], stdin: Array(document.utf8)), stdout: "",
       stderr:
@@ -125,7 +137,8 @@ struct BadInputTests {
 
   @Test("push: non-object _attachments and blobs cannot be converted; pull passes it through")
   func attachmentsNotAnObject() throws {
-    let document = "{\"_id\":\"s\",\"a\":{\"@type\":\"blob\",\"digest\":\"d\"},\"_attachments\":\"oops\"}\n"
+    let document =
+      "{\"_id\":\"s\",\"a\":{\"@type\":\"blob\",\"digest\":\"d\"},\"_attachments\":\"oops\"}\n"
     let push = try CLI.run(["--push"], stdin: Array(document.utf8))
     expectRun(
       push, stdout: "",
@@ -155,13 +168,15 @@ struct BadInputTests {
 
   @Test("--strict turns the warning into an error: the document is rejected, status 1")
   func strictMakesWarningsErrors() throws {
-    let input = "{\"_id\":\"ok\"}\n{\"_id\":\"w\",\"p\":{\"@type\":\"blob\",\"length\":3}}\n{\"_id\":\"after\"}\n"
+    let input =
+      "{\"_id\":\"ok\"}\n{\"_id\":\"w\",\"p\":{\"@type\":\"blob\",\"length\":3}}\n{\"_id\":\"after\"}\n"
     let message =
       "cbl-attachments: <stdin>:2:16: error: document \"w\": blob at $.p has no string \"digest\"; it gets no _attachments entry\n"
     let strict = try CLI.run(["--push", "--strict"], stdin: Array(input.utf8))
     expectRun(strict, stdout: "{\"_id\":\"ok\"}\n", stderr: message, status: 1)
     let keepGoing = try CLI.run(["--push", "--strict", "-k"], stdin: Array(input.utf8))
-    expectRun(keepGoing, stdout: "{\"_id\":\"ok\"}\n{\"_id\":\"after\"}\n", stderr: message, status: 1)
+    expectRun(
+      keepGoing, stdout: "{\"_id\":\"ok\"}\n{\"_id\":\"after\"}\n", stderr: message, status: 1)
   }
 
   @Test("by default the first bad document stops the whole run, later files included")
@@ -185,7 +200,8 @@ struct BadInputTests {
     let result = try CLI.run(["--push", "a.json", "missing.json", "b.json"], in: scratch.directory)
     expectRun(
       result,
-      stdout: "{\"a\":{\"@type\":\"blob\",\"digest\":\"x\"},\"_attachments\":{\"$.a\":{\"digest\":\"x\"}}}\n{\"b\":2}\n",
+      stdout:
+        "{\"a\":{\"@type\":\"blob\",\"digest\":\"x\"},\"_attachments\":{\"$.a\":{\"digest\":\"x\"}}}\n{\"b\":2}\n",
       stderr: "cbl-attachments: missing.json: error: cannot open: No such file or directory\n",
       status: 2)
   }
@@ -193,7 +209,8 @@ struct BadInputTests {
   @Test("a directory as input: status 2, the other files still processed")
   func directoryAsInput() throws {
     let scratch = try Scratch()
-    try FileManager.default.createDirectory(at: scratch.url("dir"), withIntermediateDirectories: false)
+    try FileManager.default.createDirectory(
+      at: scratch.url("dir"), withIntermediateDirectories: false)
     try scratch.write("a.json", "{\"a\":1}\n")
     try scratch.write("b.json", "{\"b\":2}\n")
     let result = try CLI.run(["--pull", "a.json", "dir", "b.json"], in: scratch.directory)
@@ -209,7 +226,8 @@ struct BadInputTests {
     let scratch = try Scratch()
     try scratch.write("a.json", "{\"a\":1}\n")
     try scratch.write("secret.json", "{\"s\":1}\n")
-    try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: scratch.url("secret.json").path)
+    try FileManager.default.setAttributes(
+      [.posixPermissions: 0o000], ofItemAtPath: scratch.url("secret.json").path)
     let result = try CLI.run(["--pull", "secret.json", "a.json"], in: scratch.directory)
     expectRun(
       result, stdout: "{\"a\":1}\n",

@@ -52,7 +52,8 @@ enum CLI {
       directories.append(URL(fileURLWithPath: running).deletingLastPathComponent())
     }
     if let first = CommandLine.arguments.first, first.contains("/") {
-      directories.append(URL(fileURLWithPath: first).resolvingSymlinksInPath().deletingLastPathComponent())
+      directories.append(
+        URL(fileURLWithPath: first).resolvingSymlinksInPath().deletingLastPathComponent())
     }
     directories.append(Bundle.main.bundleURL)
     directories.append(Bundle.main.bundleURL.deletingLastPathComponent())
@@ -104,11 +105,15 @@ enum CLI {
     _ arguments: [String], stdin: [UInt8] = [], in directory: URL? = nil,
     stdoutPath: String? = nil
   ) throws -> CLIResult {
-    try launch(URL(fileURLWithPath: executable()), arguments, stdin: stdin, in: directory, stdoutPath: stdoutPath)
+    try launch(
+      URL(fileURLWithPath: executable()), arguments, stdin: stdin, in: directory,
+      stdoutPath: stdoutPath)
   }
 
   /// Runs `script` with `/bin/sh -c`, with `$EXE` set to the program's path.
-  static func shell(_ script: String, stdin: [UInt8] = [], in directory: URL? = nil) throws -> CLIResult {
+  static func shell(_ script: String, stdin: [UInt8] = [], in directory: URL? = nil) throws
+    -> CLIResult
+  {
     var environment = ProcessInfo.processInfo.environment
     environment["EXE"] = try executable()
     return try launch(
@@ -198,5 +203,7 @@ func expectRun(
 ) {
   #expect(result.out == stdout, "standard output\n\(result)", sourceLocation: sourceLocation)
   #expect(result.stderr == stderr, "standard error\n\(result)", sourceLocation: sourceLocation)
-  #expect(result.status == status && !result.signaled, "exit status\n\(result)", sourceLocation: sourceLocation)
+  #expect(
+    result.status == status && !result.signaled, "exit status\n\(result)",
+    sourceLocation: sourceLocation)
 }

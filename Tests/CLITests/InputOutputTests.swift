@@ -17,7 +17,8 @@ private func bigInput(_ count: Int) -> String {
   var text = ""
   text.reserveCapacity(count * 80)
   for index in 0..<count {
-    text += "{\"_id\":\"doc-\(index)\",\"photo\":{\"@type\":\"blob\",\"digest\":\"sha1-\(index)\",\"length\":\(index)}}\n"
+    text +=
+      "{\"_id\":\"doc-\(index)\",\"photo\":{\"@type\":\"blob\",\"digest\":\"sha1-\(index)\",\"length\":\(index)}}\n"
   }
   return text
 }
@@ -31,8 +32,12 @@ private func pushedBig(_ index: Int) -> String {
 struct InputOutputTests {
   @Test("standard input when there is no file operand")
   func stdinByDefault() throws {
-    expectRun(try CLI.run(["--push"], stdin: Array(blobDocument.utf8)), stdout: blobPushed, stderr: "", status: 0)
-    expectRun(try CLI.run(["--pull"], stdin: Array(blobPushed.utf8)), stdout: blobDocument, stderr: "", status: 0)
+    expectRun(
+      try CLI.run(["--push"], stdin: Array(blobDocument.utf8)), stdout: blobPushed, stderr: "",
+      status: 0)
+    expectRun(
+      try CLI.run(["--pull"], stdin: Array(blobPushed.utf8)), stdout: blobDocument, stderr: "",
+      status: 0)
   }
 
   @Test("`-` reads standard input, in its place among the files; messages name it <stdin>")
@@ -45,14 +50,16 @@ struct InputOutputTests {
       in: scratch.directory)
     expectRun(
       result, stdout: "{\"n\":\"a\"}\n{\"n\":\"stdin\"}\n{\"n\":\"b\"}\n",
-      stderr: "cbl-attachments: <stdin>:2:1: error: document is not a JSON object (it is a number)\n",
+      stderr:
+        "cbl-attachments: <stdin>:2:1: error: document is not a JSON object (it is a number)\n",
       status: 1)
   }
 
   @Test("several files are converted in command-line order; line numbers restart per file")
   func severalFilesInOrder() throws {
     let scratch = try Scratch()
-    try scratch.write("1.json", "{\"f\":1,\"a\":{\"@type\":\"blob\",\"digest\":\"x\"}}\n{\"f\":1.5}\n")
+    try scratch.write(
+      "1.json", "{\"f\":1,\"a\":{\"@type\":\"blob\",\"digest\":\"x\"}}\n{\"f\":1.5}\n")
     try scratch.write("2.json", "\n{\"f\":2,\"p\":{\"@type\":\"blob\"}}\n")
     try scratch.write("3.json", "{\"f\":3}")
     let result = try CLI.run(["--push", "3.json", "1.json", "2.json"], in: scratch.directory)
@@ -73,13 +80,18 @@ struct InputOutputTests {
   @Test("--format list: several list inputs give one output array, one element per line")
   func listFormatMergesInputs() throws {
     let scratch = try Scratch()
-    try scratch.write("l1.json", "[\n  {\"_id\":\"1\",\"_attachments\":{\"$.a\":{\"digest\":\"d\"}},\"a\":{\"@type\":\"blob\",\"digest\":\"d\"}},\n  {\"_id\":\"2\"}\n]\n")
+    try scratch.write(
+      "l1.json",
+      "[\n  {\"_id\":\"1\",\"_attachments\":{\"$.a\":{\"digest\":\"d\"}},\"a\":{\"@type\":\"blob\",\"digest\":\"d\"}},\n  {\"_id\":\"2\"}\n]\n"
+    )
     try scratch.write("l2.json", "[]")
     try scratch.write("l3.json", "[{\"_id\":\"3\"}]")
-    let result = try CLI.run(["--pull", "--format", "list", "l1.json", "l2.json", "l3.json"], in: scratch.directory)
+    let result = try CLI.run(
+      ["--pull", "--format", "list", "l1.json", "l2.json", "l3.json"], in: scratch.directory)
     expectRun(
       result,
-      stdout: "[\n{\"_id\":\"1\",\"a\":{\"@type\":\"blob\",\"digest\":\"d\"}},\n{\"_id\":\"2\"},\n{\"_id\":\"3\"}\n]\n",
+      stdout:
+        "[\n{\"_id\":\"1\",\"a\":{\"@type\":\"blob\",\"digest\":\"d\"}},\n{\"_id\":\"2\"},\n{\"_id\":\"3\"}\n]\n",
       stderr: "", status: 0)
     let empty = try CLI.run(["--push", "--format=list"], stdin: Array("[ ]\n".utf8))
     expectRun(empty, stdout: "[\n]\n", stderr: "", status: 0)
@@ -88,16 +100,20 @@ struct InputOutputTests {
   @Test("an empty input is a stream of no documents: no output, no error, status 0")
   func emptyInput() throws {
     expectRun(try CLI.run(["--push"], stdin: []), stdout: "", stderr: "", status: 0)
-    expectRun(try CLI.run(["--pull"], stdin: Array("\n \r\n".utf8)), stdout: "", stderr: "", status: 0)
+    expectRun(
+      try CLI.run(["--pull"], stdin: Array("\n \r\n".utf8)), stdout: "", stderr: "", status: 0)
     let scratch = try Scratch()
     try scratch.write("empty.json", "")
     try scratch.write("one.json", "{\"a\":1}\n")
     expectRun(
-      try CLI.run(["--push", "empty.json", "one.json"], in: scratch.directory), stdout: "{\"a\":1}\n",
+      try CLI.run(["--push", "empty.json", "one.json"], in: scratch.directory),
+      stdout: "{\"a\":1}\n",
       stderr: "", status: 0)
   }
 
-  @Test("--keep-going and --rejects FILE lose nothing: good documents on stdout, bad ones verbatim in FILE")
+  @Test(
+    "--keep-going and --rejects FILE lose nothing: good documents on stdout, bad ones verbatim in FILE"
+  )
   func keepGoingAndRejects() throws {
     let scratch = try Scratch()
     try scratch.write(
@@ -130,8 +146,11 @@ struct InputOutputTests {
       cbl-attachments: more.json:2:1: error: document is not a JSON object (it is null)
 
       """
-    for arguments in [["-k"], ["--keep-going"], ["--rejects", "rejects.txt"], ["--rejects=rejects.txt", "-k"]] {
-      let result = try CLI.run(["--push"] + arguments + ["in.json", "more.json"], in: scratch.directory)
+    for arguments in [
+      ["-k"], ["--keep-going"], ["--rejects", "rejects.txt"], ["--rejects=rejects.txt", "-k"],
+    ] {
+      let result = try CLI.run(
+        ["--push"] + arguments + ["in.json", "more.json"], in: scratch.directory)
       expectRun(result, stdout: expectedStdout, stderr: expectedStderr, status: 1)
       if arguments.contains(where: { $0.hasPrefix("--rejects") }) {
         #expect(
@@ -148,7 +167,8 @@ struct InputOutputTests {
     // shared_decisions.md: after malformed JSON, processing resumes at the first line after the
     // bad document's first line that starts with `{`. Here that is line 2, a good document.
     let scratch = try Scratch()
-    try scratch.write("in.json", "{\"_id\":\"cut\",\"a\":1,\n{\"_id\":\"next\"}\n  \"str\"\n{\"_id\":\"last\"}\n")
+    try scratch.write(
+      "in.json", "{\"_id\":\"cut\",\"a\":1,\n{\"_id\":\"next\"}\n  \"str\"\n{\"_id\":\"last\"}\n")
     let result = try CLI.run(["--pull", "--rejects", "bad.txt", "in.json"], in: scratch.directory)
     #expect(result.out == "{\"_id\":\"next\"}\n{\"_id\":\"last\"}\n", "\(result)")
     #expect(result.status == 1 && !result.signaled)
@@ -158,15 +178,21 @@ struct InputOutputTests {
     let lines = result.stderr.split(separator: "\n").map(String.init)
     #expect(lines.count == 2, "\(result)")
     #expect(lines.first?.hasPrefix("cbl-attachments: in.json:") == true)
-    #expect(lines.first?.contains(": error: document \"cut\": malformed JSON: ") == true, "\(result)")
-    #expect(lines.last == "cbl-attachments: in.json:3:3: error: document is not a JSON object (it is a string)")
+    #expect(
+      lines.first?.contains(": error: document \"cut\": malformed JSON: ") == true, "\(result)")
+    #expect(
+      lines.last
+        == "cbl-attachments: in.json:3:3: error: document is not a JSON object (it is a string)")
   }
 
   @Test("--rejects in --format list saves the bad elements")
   func rejectsInListFormat() throws {
     let scratch = try Scratch()
-    try scratch.write("list.json", "[{\"a\":1},\n  {\"_attachments\":1,\n   \"_attachments\":2},\n  \"s\",{\"b\":2}]\n")
-    let result = try CLI.run(["--pull", "--format", "list", "--rejects", "bad.txt", "list.json"], in: scratch.directory)
+    try scratch.write(
+      "list.json",
+      "[{\"a\":1},\n  {\"_attachments\":1,\n   \"_attachments\":2},\n  \"s\",{\"b\":2}]\n")
+    let result = try CLI.run(
+      ["--pull", "--format", "list", "--rejects", "bad.txt", "list.json"], in: scratch.directory)
     expectRun(
       result, stdout: "[\n{\"a\":1},\n{\"b\":2}\n]\n",
       stderr: """
@@ -185,7 +211,8 @@ struct InputOutputTests {
     let result = try CLI.shell(
       "(\"$EXE\" --push big.json 2>err.txt; echo $? >status.txt) | head -1", in: scratch.directory)
     expectRun(result, stdout: pushedBig(0), stderr: "", status: 0)
-    #expect(try scratch.read("status.txt") == "141\n", "cbl-attachments should die of SIGPIPE (128+13)")
+    #expect(
+      try scratch.read("status.txt") == "141\n", "cbl-attachments should die of SIGPIPE (128+13)")
     #expect(try scratch.read("err.txt") == "", "nothing on standard error")
   }
 
@@ -201,7 +228,8 @@ struct InputOutputTests {
       #expect(direct.status == 2 && !direct.signaled, "\(file): \(direct)")
     }
     try scratch.write("list.json", "[" + blobDocument + "]")
-    let viaShell = try CLI.shell("\"$EXE\" --pull --format list list.json > /dev/full", in: scratch.directory)
+    let viaShell = try CLI.shell(
+      "\"$EXE\" --pull --format list list.json > /dev/full", in: scratch.directory)
     expectRun(viaShell, stdout: "", stderr: message, status: 2)
   }
 
@@ -249,14 +277,20 @@ struct InputOutputTests {
 
   @Test("pretty-printed, CRLF and BOM input: compact NDJSON out")
   func framingNormalised() throws {
-    let input: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("{\r\n  \"a\" : [ 1.50 , \"\\u00e9\" ]\r\n}\r\n\r\n{\"b\":{\"@type\":\"blob\",\"digest\":\"d\"}}".utf8)
+    let input: [UInt8] =
+      [0xEF, 0xBB, 0xBF]
+      + Array(
+        "{\r\n  \"a\" : [ 1.50 , \"\\u00e9\" ]\r\n}\r\n\r\n{\"b\":{\"@type\":\"blob\",\"digest\":\"d\"}}"
+          .utf8)
     expectRun(
       try CLI.run(["--push"], stdin: input),
-      stdout: "{\"a\":[1.50,\"\\u00e9\"]}\n{\"b\":{\"@type\":\"blob\",\"digest\":\"d\"},\"_attachments\":{\"$.b\":{\"digest\":\"d\"}}}\n",
+      stdout:
+        "{\"a\":[1.50,\"\\u00e9\"]}\n{\"b\":{\"@type\":\"blob\",\"digest\":\"d\"},\"_attachments\":{\"$.b\":{\"digest\":\"d\"}}}\n",
       stderr: "", status: 0)
   }
 
-  @Test("the other options do not change the output: --jobs, --naming jsonpath, --stats on stderr only")
+  @Test(
+    "the other options do not change the output: --jobs, --naming jsonpath, --stats on stderr only")
   func optionsKeepOutput() throws {
     let scratch = try Scratch()
     try scratch.write("big.json", bigInput(3_000))
@@ -269,6 +303,8 @@ struct InputOutputTests {
     let stats = try CLI.run(["--push", "--stats", "big.json"], in: scratch.directory)
     #expect(stats.out == expected)
     #expect(stats.status == 0)
-    #expect(stats.stderr.hasPrefix("cbl-attachments: 3000 documents, 3000 blobs, 3000 entries added"), "\(stats.stderr)")
+    #expect(
+      stats.stderr.hasPrefix("cbl-attachments: 3000 documents, 3000 blobs, 3000 entries added"),
+      "\(stats.stderr)")
   }
 }

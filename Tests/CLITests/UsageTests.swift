@@ -88,7 +88,8 @@ struct UsageTests {
     #expect(result.status == 0 && !result.signaled, "\(result)")
     #expect(result.stderr == "")
     #expect(
-      result.out.hasPrefix("Usage: cbl-attachments (--push | --pull | --list | --check) [OPTION]... [FILE]...\n"),
+      result.out.hasPrefix(
+        "Usage: cbl-attachments (--push | --pull | --list | --check) [OPTION]... [FILE]...\n"),
       "\(result)")
     #expect(result.out.hasSuffix("\n"))
     // Every option of SPEC.md's command line is documented.
@@ -99,7 +100,8 @@ struct UsageTests {
     ] {
       #expect(result.out.contains(option), "--help does not mention \(option)")
     }
-    #expect(!result.out.contains("\"_attachments\":{\"$.a\""), "--help must not convert standard input")
+    #expect(
+      !result.out.contains("\"_attachments\":{\"$.a\""), "--help must not convert standard input")
     let short = try CLI.run(["-h"])
     expectRun(short, stdout: result.out, stderr: "", status: 0)
     // --help shows the help and exits, whatever else is on the command line; no file is read.

@@ -60,7 +60,9 @@ private struct GoldenCase {
     var keepGoing = false
     var strict = false
     var revpos: Int? = nil
-    if let text = try? String(contentsOf: directory.appendingPathComponent("options"), encoding: .utf8) {
+    if let text = try? String(
+      contentsOf: directory.appendingPathComponent("options"), encoding: .utf8)
+    {
       for line in text.split(separator: "\n") {
         let words = line.split(separator: " ").map(String.init)
         switch words.first {
@@ -166,8 +168,10 @@ private func show(_ bytes: [UInt8]) -> String {
 
 private func lines(_ bytes: [UInt8]?) -> [String] {
   guard let bytes, !bytes.isEmpty else { return [] }
-  return String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-    .dropLast(bytes.last == 0x0A ? 1 : 0).map(String.init)
+  return String(decoding: bytes, as: UTF8.self).split(
+    separator: "\n", omittingEmptySubsequences: false
+  )
+  .dropLast(bytes.last == 0x0A ? 1 : 0).map(String.init)
 }
 
 @Suite("Golden files: every SPEC.md rule, every chunk size")
@@ -181,10 +185,12 @@ struct GoldenTests {
       for step in golden.steps {
         #expect(golden.stages(of: step) != nil, "\(name): unknown step '\(step)'")
       }
-      let files = (try? FileManager.default.contentsOfDirectory(atPath: golden.directory.path)) ?? []
+      let files =
+        (try? FileManager.default.contentsOfDirectory(atPath: golden.directory.path)) ?? []
       for file in files where file != "input.json" && file != "options" {
         let step = file.split(separator: ".").first.map(String.init) ?? ""
-        #expect(golden.steps.contains(step), "\(name)/\(file) belongs to no step with a .expected file")
+        #expect(
+          golden.steps.contains(step), "\(name)/\(file) belongs to no step with a .expected file")
       }
     }
   }

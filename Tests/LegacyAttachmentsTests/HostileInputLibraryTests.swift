@@ -293,8 +293,11 @@ struct HostileInputLibraryTests {
       let options = ConversionOptions(mode: mode, keepGoing: true)
       let one = try convertFile(bytes(input), options: options, jobs: 1, batchBytes: 1 << 20)
       for batchBytes in 1...40 {
-        let parallel = try convertFile(bytes(input), options: options, jobs: 2, batchBytes: batchBytes)
-        #expect(parallel == one, "\(mode), batches of \(batchBytes) bytes:\n\(parallel)\none thread:\n\(one)")
+        let parallel = try convertFile(
+          bytes(input), options: options, jobs: 2, batchBytes: batchBytes)
+        #expect(
+          parallel == one,
+          "\(mode), batches of \(batchBytes) bytes:\n\(parallel)\none thread:\n\(one)")
         if parallel != one { break }
       }
     }

@@ -58,10 +58,16 @@ extension ScanState {
       let blob = blobs[index]
       guard blob.digest.isPresent else { continue }
       splicer.beginMember(in: &output)
-      JSONText.appendQuoted(
-        UnsafeBufferPointer(start: names.base + blob.name.start, count: blob.name.count),
-        to: &output)
-      output.append(":{")
+      if blob.nameIsPlain {
+        output.append(UInt8(ascii: "\""))
+        output.append(names.base + blob.name.start, count: blob.name.count)
+        output.append("\":{")
+      } else {
+        JSONText.appendQuoted(
+          UnsafeBufferPointer(start: names.base + blob.name.start, count: blob.name.count),
+          to: &output)
+        output.append(":{")
+      }
       var members = MemberSplicer()
       members.append(
         text, from: blob.span.start + 1, to: blob.span.end - 1,

@@ -82,6 +82,8 @@ struct BlobReference: BitwiseCopyable {
   var name: Span
   /// The RFC 6901 pointer in `ScanState.names` (`--list` and `--check` only).
   var pointer: Span
+  /// Whether `name` needs no escape as a JSON string.
+  var nameIsPlain: Bool
 }
 
 /// A member of the top-level `_attachments` object.

@@ -405,54 +405,86 @@ extension ScanState {
       exclusions: Span(start: excluded.start, end: blobExclusions.count),
       digest: frame.digest, digestRaw: frame.digestRaw, length: frame.length,
       contentType: frame.contentType, name: Span(start: names.count, end: names.count),
-      pointer: .none)
+      pointer: .none, nameIsPlain: false)
     if needsNames {
       let litecore = options.mode == .push && options.naming == .litecore
       if litecore { names.append("blob_") }
-      reference.name = appendPath(pointer: litecore)
+      (reference.name, reference.nameIsPlain) = appendPath(pointer: litecore)
       if litecore { reference.name.start -= 5 }
-      if needsPointers { reference.pointer = appendPath(pointer: true) }
+      if needsPointers { reference.pointer = appendPath(pointer: true).span }
     }
     blobs.push(reference)
   }
 
   /// Appends the current path (the open containers' keys and indexes) to `names` as a `jsonpath`
-  /// name or as a JSON Pointer, and returns where it is.
-  mutating func appendPath(pointer: Bool) -> Span {
+  /// name or as a JSON Pointer, and returns where it is and whether it is plain: whether the name
+  /// needs no escape as a JSON string (so that it can be written between quotes as it is).
+  mutating func appendPath(pointer: Bool) -> (span: Span, isPlain: Bool) {
     let start = names.count
+    var isPlain = true
     if !pointer { names.append(UInt8(ascii: "$")) }
     let base = documentText
     for depth in documentDepth..<frames.count {
       let frame = frames[depth]
       if frame.isArray {
-        if pointer {
-          names.append(UInt8(ascii: "/"))
-          names.appendDecimal(frame.count - 1)
-        } else {
-          names.append(UInt8(ascii: "["))
-          names.appendDecimal(frame.count - 1)
-          names.append(UInt8(ascii: "]"))
-        }
+        names.append(pointer ? UInt8(ascii: "/") : UInt8(ascii: "["))
+        names.appendDecimal(frame.count - 1)
+        if !pointer { names.append(UInt8(ascii: "]")) }
+        continue
+      }
+      names.append(pointer ? UInt8(ascii: "/") : UInt8(ascii: "."))
+      let content = base + frame.key.start + 1
+      let length = frame.key.count - 2
+      if Self.plainKeyLength(content, count: length, pointer: pointer) == length {
+        // The raw key text is the decoded key, has nothing to escape in the name, and (being
+        // strictly valid UTF-8 with no backslash, quote or control character) none as a string.
+        names.append(content, count: length)
+        continue
+      }
+      isPlain = false
+      let token = UnsafeBufferPointer(start: base + frame.key.start, count: frame.key.count)
+      var key: UnsafeBufferPointer<UInt8>
+      if let unescaped = JSONText.unescapedContent(token) {
+        key = unescaped
       } else {
-        let token = UnsafeBufferPointer(start: base + frame.key.start, count: frame.key.count)
-        var key: UnsafeBufferPointer<UInt8>
-        if let plain = JSONText.unescapedContent(token) {
-          key = plain
-        } else {
-          scratch.count = 0
-          JSONText.decodeString(token, into: &scratch)
-          key = scratch.bytes
-        }
-        if pointer {
-          names.append(UInt8(ascii: "/"))
-          JSONText.appendPointerKey(key, to: &names)
-        } else {
-          names.append(UInt8(ascii: "."))
-          JSONText.appendPathKey(key, to: &names)
-        }
+        scratch.count = 0
+        JSONText.decodeString(token, into: &scratch)
+        key = scratch.bytes
+      }
+      if pointer {
+        JSONText.appendPointerKey(key, to: &names)
+      } else {
+        JSONText.appendPathKey(key, to: &names)
       }
     }
-    return Span(start: start, end: names.count)
+    return (Span(start: start, end: names.count), isPlain)
+  }
+
+  /// How many leading bytes of a key's raw text need no escaping in a name (`\`, and `.` and
+  /// `[` for `jsonpath`, `~` and `/` for pointers, stop the count).
+  @inline(__always)
+  private static func plainKeyLength(_ bytes: UnsafePointer<UInt8>, count: Int, pointer: Bool)
+    -> Int
+  {
+    var index = 0
+    if pointer {
+      while index < count {
+        let byte = bytes[index]
+        if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "~") || byte == UInt8(ascii: "/") {
+          break
+        }
+        index &+= 1
+      }
+    } else {
+      while index < count {
+        let byte = bytes[index]
+        if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "[") {
+          break
+        }
+        index &+= 1
+      }
+    }
+    return index
   }
 
   func notAnObjectProblem(_ kind: ValueKind) -> PendingProblem {

@@ -66,13 +66,10 @@ struct ByteBuffer {
     append(start.assumingMemoryBound(to: UInt8.self), count: bytes.count)
   }
 
+  /// Appends a literal's UTF-8 bytes (literals resolve here, never through `String`).
+  @inline(__always)
   mutating func append(_ text: StaticString) {
     append(text.utf8Start, count: text.utf8CodeUnitCount)
-  }
-
-  mutating func append(_ text: String) {
-    var text = text
-    text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
   }
 
   /// Appends a non-negative or negative integer in decimal.

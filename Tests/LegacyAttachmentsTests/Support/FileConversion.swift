@@ -82,4 +82,3 @@ func convertFile(_ input: [UInt8], options: ConversionOptions, jobs: Int, batchB
     outcome: outcome, documents: converter.statistics.documents, errors: converter.statistics.errors
   )
 }
-
