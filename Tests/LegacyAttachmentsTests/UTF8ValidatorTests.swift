@@ -56,4 +56,60 @@ struct UTF8ValidatorTests {
       }
     }
   }
+
+  /// Encodes `scalar` as UTF-8.
+  private static func encode(_ scalar: Unicode.Scalar) -> [UInt8] { Array(String(scalar).utf8) }
+
+  /// Scalars whose lead byte the block check hands to the byte-by-byte check, and ordinary ones.
+  private static let samples: [Unicode.Scalar] = [
+    "a", " ", "~", "é", "\u{7FF}", "\u{800}", "\u{FFF}", "東", "\u{D7FF}", "\u{E000}", "\u{FFFD}",
+    "\u{10000}", "😀", "\u{3FFFF}", "\u{40000}", "\u{10FFFF}", "\u{80}", "ñ", "한", "ア",
+  ]
+
+  @Test("agrees with Swift's strict decoding on long mixed text, corrupted at every position")
+  func longMixedText() {
+    var generator = SplitMix64(seed: 11)
+    let corruptions: [UInt8] = [
+      0x80, 0xBF, 0xC0, 0xC1, 0xE0, 0xED, 0xF0, 0xF4, 0xF5, 0xF8, 0xFF, 0x41,
+    ]
+    for _ in 0..<3_000 {
+      var bytes: [UInt8] = []
+      let scalars = 1 + Int(generator.next() % 60)
+      for _ in 0..<scalars {
+        // Runs of ASCII of every length, so that sequences fall across the 8- and 16-byte steps.
+        if generator.next() % 3 == 0 {
+          bytes += Array(repeating: 0x61, count: Int(generator.next() % 20))
+        }
+        bytes += Self.encode(Self.samples[Int(generator.next() % UInt64(Self.samples.count))])
+      }
+      #expect(firstInvalid(bytes) == nil, "\(bytes)")
+      // One byte replaced, removed or inserted.
+      let position = Int(generator.next() % UInt64(bytes.count))
+      let byte = corruptions[Int(generator.next() % UInt64(corruptions.count))]
+      var variants = [bytes, bytes, bytes]
+      variants[0][position] = byte
+      variants[1].remove(at: position)
+      variants[2].insert(byte, at: position)
+      for variant in variants {
+        let found = firstInvalid(variant)
+        #expect((found == nil) == (String(validating: variant, as: UTF8.self) != nil), "\(variant)")
+        let expected = variant.withUnsafeBufferPointer {
+          UTF8Validator.scalarCheck(
+            $0.baseAddress ?? UnsafePointer(bitPattern: 1)!, from: 0, through: $0.count,
+            count: $0.count
+          ).invalid
+        }
+        #expect(found == expected, "\(variant)")
+        if let found {
+          // Everything before it is valid, and no valid sequence starts at it.
+          #expect(String(validating: variant[..<found], as: UTF8.self) != nil, "\(variant)")
+          for length in 1...4 where found + length <= variant.count {
+            #expect(
+              String(validating: variant[found..<found + length], as: UTF8.self) == nil,
+              "\(variant)")
+          }
+        }
+      }
+    }
+  }
 }

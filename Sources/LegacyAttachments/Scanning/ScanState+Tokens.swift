@@ -9,12 +9,14 @@ extension ScanState {
 
   /// Finds the token yajl just reported: sets `tokenStart`/`tokenEnd` in output coordinates and,
   /// when copying, appends it (with its separator) to `text`. Starts a document when the token
-  /// is a document's first. Returns false when the parse must stop.
+  /// is a document's first. Returns the token's span (the same two offsets, handed over in
+  /// registers: reading back the two fields just stored as one 16-byte value stalls store
+  /// forwarding), or nil when the parse must stop.
   ///
   /// The inline part handles the common case, a token inside a compact document; everything
   /// else (whitespace, copying, document boundaries) is out of line.
   @inline(__always)
-  mutating func locateToken() -> Bool {
+  mutating func locateToken() -> Span? {
     let end = chunkBase &+ yajl_get_bytes_consumed(handle)
     if fastPath {
       var position = previousEnd
@@ -24,14 +26,15 @@ extension ScanState {
         byte = input[position]
       }
       if byte > 0x20 {
+        let token = Span(start: position &- documentStart, end: end &- documentStart)
         tokenInputStart = position
-        tokenStart = position &- documentStart
-        tokenEnd = end &- documentStart
+        tokenStart = token.start
+        tokenEnd = token.end
         previousEnd = end
-        return true
+        return token
       }
     }
-    return locateSlowly(end: end)
+    return locateSlowly(end: end) ? Span(start: tokenStart, end: tokenEnd) : nil
   }
 
   /// The out-of-line part of ``locateToken()``.
@@ -121,7 +124,7 @@ extension ScanState {
   mutating func scalar(_ kind: ValueKind, string: UnsafePointer<UInt8>? = nil, count: Int = 0)
     -> Bool
   {
-    guard locateToken() else { return false }
+    guard let token = locateToken() else { return false }
     let depth = frames.count
     if depth > documentDepth {
       let parent = frames.base + (depth &- 1)
@@ -129,7 +132,7 @@ extension ScanState {
         parent.pointee.count &+= 1
       } else if parent.pointee.pendingKey != .other {
         memberValue(
-          parent, kind: kind, value: Span(start: tokenStart, end: tokenEnd), string: string,
+          parent, kind: kind, value: token, string: string,
           count: count, child: nil)
       }
       return true
@@ -148,20 +151,21 @@ extension ScanState {
   /// `{` or `[`.
   @inline(__always)
   mutating func open(isArray: Bool) -> Bool {
-    guard locateToken() else { return false }
+    guard let token = locateToken() else { return false }
     let depth = frames.count
     guard depth > documentDepth else { return openDocument(isArray: isArray) }
     let parent = frames.base + (depth &- 1)
     if parent.pointee.isArray { parent.pointee.count &+= 1 }
-    pushFrame(role: childRole(of: parent.pointee, isArray: isArray), isArray: isArray)
+    pushFrame(
+      role: childRole(of: parent.pointee, isArray: isArray), isArray: isArray, start: token.start)
     return true
   }
 
   @inline(__always)
-  mutating func pushFrame(role: Role, isArray: Bool) {
+  mutating func pushFrame(role: Role, isArray: Bool, start: Int) {
     frames.push(
       Frame(
-        role: role, isArray: isArray, start: tokenStart,
+        role: role, isArray: isArray, start: start,
         inputStart: tokenInputStart &- documentStart,
         exclusionsStart: exclusions.count, blobsStart: blobs.count))
   }
@@ -172,10 +176,10 @@ extension ScanState {
     if frames.count == documentDepth {
       if isArray {
         problems.append(notAnObjectProblem(.array))
-        pushFrame(role: .inert, isArray: true)
+        pushFrame(role: .inert, isArray: true, start: tokenStart)
       } else {
         documentIsObject = true
-        pushFrame(role: .document, isArray: false)
+        pushFrame(role: .document, isArray: false, start: tokenStart)
       }
       fastPath = !copying
       return true
@@ -183,14 +187,14 @@ extension ScanState {
     // List framing, outside the list.
     guard isArray, !listClosed else { return listFramingBroken(found: isArray ? .array : .object) }
     openListOutput()
-    pushFrame(role: .list, isArray: true)
+    pushFrame(role: .list, isArray: true, start: tokenStart)
     return true
   }
 
   /// `}` or `]`.
   @inline(__always)
   mutating func close() -> Bool {
-    guard locateToken() else { return false }
+    guard let token = locateToken() else { return false }
     frames.truncate(to: frames.count &- 1)
     let depth = frames.count
     // The popped frame's memory stays valid until the next push.
@@ -207,7 +211,7 @@ extension ScanState {
       if !parent.pointee.isArray && parent.pointee.pendingKey != .other {
         memberValue(
           parent, kind: frame.pointee.isArray ? .array : .object,
-          value: Span(start: frame.pointee.start, end: tokenEnd), string: nil, count: 0,
+          value: Span(start: frame.pointee.start, end: token.end), string: nil, count: 0,
           child: frame)
       }
       return true
@@ -227,10 +231,10 @@ extension ScanState {
   /// An object key (`key` is yajl's decoded text).
   @inline(__always)
   mutating func key(_ key: UnsafePointer<UInt8>, count: Int) -> Bool {
-    guard locateToken() else { return false }
+    guard let token = locateToken() else { return false }
     let frame = frames.base + (frames.count &- 1)
     frame.pointee.count &+= 1
-    frame.pointee.key = Span(start: tokenStart, end: tokenEnd)
+    frame.pointee.key = token
     let role = frame.pointee.role
     var pending = MemberKey.other
     if role != .inert && role != .array {
