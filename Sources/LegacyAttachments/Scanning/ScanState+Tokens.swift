@@ -17,7 +17,24 @@ extension ScanState {
   /// else (whitespace, copying, document boundaries) is out of line.
   @inline(__always)
   mutating func locateToken() -> Span? {
-    let end = chunkBase &+ yajl_get_bytes_consumed(handle)
+    locateToken(end: chunkBase &+ yajl_get_bytes_consumed(handle))
+  }
+
+  /// ``locateToken()`` for a string or a key, whose decoded text yajl hands over. When that text
+  /// is the input itself (no escapes, and the token not split between chunks), the token's end
+  /// follows from where it lies, without asking yajl.
+  @inline(__always)
+  mutating func locateString(_ text: UnsafePointer<UInt8>, count: Int) -> Span? {
+    let offset = UnsafePointer(input).distance(to: text)
+    if offset > chunkBase && offset < chunkEnd {
+      return locateToken(end: offset &+ count &+ 1)
+    }
+    return locateToken()
+  }
+
+  /// ``locateToken()`` for a token ending at input offset `end`.
+  @inline(__always)
+  mutating func locateToken(end: Int) -> Span? {
     if fastPath {
       var position = previousEnd
       var byte = input[position]
@@ -124,7 +141,8 @@ extension ScanState {
   mutating func scalar(_ kind: ValueKind, string: UnsafePointer<UInt8>? = nil, count: Int = 0)
     -> Bool
   {
-    guard let token = locateToken() else { return false }
+    let located = if let string { locateString(string, count: count) } else { locateToken() }
+    guard let token = located else { return false }
     let depth = frames.count
     if depth > documentDepth {
       let parent = frames.base + (depth &- 1)
@@ -231,7 +249,7 @@ extension ScanState {
   /// An object key (`key` is yajl's decoded text).
   @inline(__always)
   mutating func key(_ key: UnsafePointer<UInt8>, count: Int) -> Bool {
-    guard let token = locateToken() else { return false }
+    guard let token = locateString(key, count: count) else { return false }
     let frame = frames.base + (frames.count &- 1)
     frame.pointee.count &+= 1
     frame.pointee.key = token

@@ -61,6 +61,8 @@ struct ScanState {
   var input: UnsafeMutablePointer<UInt8>
   /// Offset of the chunk being parsed.
   var chunkBase = 0
+  /// Offset just past the chunk being parsed.
+  var chunkEnd = 0
   /// End of the last token seen.
   var previousEnd = 0
 
@@ -180,6 +182,7 @@ struct ScanState {
     resetDocument()
     previousEnd = 0
     chunkBase = 0
+    chunkEnd = 0
     lineCursor = 0
     lineAtCursor = 1
     lineStartAtCursor = 0
@@ -197,6 +200,7 @@ struct ScanState {
     lineCursor -= shift
     lineStartAtCursor -= shift
     chunkBase -= shift
+    chunkEnd -= shift
   }
 }
 

@@ -280,6 +280,7 @@ final class ConversionEngine {
     let length = end - parsePosition
     state.pointee.input = input.base
     state.pointee.chunkBase = parsePosition
+    state.pointee.chunkEnd = end
     let status = length > 0 ? parser.parse(chunk, count: length) : .ok
     if status == .ok, let invalid {
       let offset = parsePosition + invalid
