@@ -49,4 +49,25 @@ enum KeyWord {
       return false
     }
   }
+
+  /// Which key word `key` (decoded, `count` bytes) is, whatever its container: `.other` for any
+  /// other key. What the word means in its container is ``MemberRules``' business.
+  @inline(__always)
+  static func identify(_ key: UnsafePointer<UInt8>, count: Int) -> MemberKey {
+    switch count {
+    case 3: return `is`(key, id) ? .id : .other
+    case 4:
+      if `is`(key, rev) { return .rev }
+      return `is`(key, stub) ? .stub : .other
+    case 5: return `is`(key, type) ? .type : .other
+    case 6:
+      if `is`(key, digest) { return .digest }
+      if `is`(key, length) { return .length }
+      return `is`(key, revpos) ? .revpos : .other
+    case 12:
+      if `is`(key, contentType) { return .contentType }
+      return `is`(key, attachments) ? .attachments : .other
+    default: return .other
+    }
+  }
 }

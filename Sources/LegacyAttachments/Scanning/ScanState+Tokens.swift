@@ -253,12 +253,8 @@ extension ScanState {
     let frame = frames.base + (frames.count &- 1)
     frame.pointee.count &+= 1
     frame.pointee.key = token
-    let role = frame.pointee.role
-    var pending = MemberKey.other
-    if role != .inert && role != .array {
-      pending = classify(key, count: count, in: role)
-      if pending == .attachments { attachmentsKeyInput = tokenInputStart - documentStart }
-    }
+    let pending = memberRules[frame.pointee.role, KeyWord.identify(key, count: count)]
+    if pending == .attachments { attachmentsKeyInput = tokenInputStart - documentStart }
     frame.pointee.pendingKey = pending
     return true
   }
@@ -280,48 +276,6 @@ extension ScanState {
       return isArray ? .inert : .entry
     case .entry, .inert, .list:
       return .inert
-    }
-  }
-
-  /// Which rule, if any, cares about a member with this (decoded) key.
-  @inline(__always)
-  func classify(_ key: UnsafePointer<UInt8>, count: Int, in role: Role) -> MemberKey {
-    switch role {
-    case .candidate:
-      switch count {
-      case 5 where KeyWord.is(key, KeyWord.type): return .type
-      case 6:
-        if KeyWord.is(key, KeyWord.digest) { return .digest }
-        if KeyWord.is(key, KeyWord.length) { return needsPointers ? .length : .other }
-        if KeyWord.is(key, KeyWord.revpos) { return options.naming == .litecore ? .revpos : .other }
-        return .other
-      case 4 where KeyWord.is(key, KeyWord.stub):
-        return options.naming == .litecore ? .stub : .other
-      case 12 where KeyWord.is(key, KeyWord.contentType):
-        return needsPointers ? .contentType : .other
-      default: return .other
-      }
-    case .document:
-      switch count {
-      case 12 where KeyWord.is(key, KeyWord.attachments): return .attachments
-      case 3 where KeyWord.is(key, KeyWord.id): return .id
-      case 4 where KeyWord.is(key, KeyWord.rev): return .rev
-      default: return .other
-      }
-    case .attachments:
-      return .entry
-    case .entry:
-      switch count {
-      case 6:
-        if KeyWord.is(key, KeyWord.digest) { return .digest }
-        if KeyWord.is(key, KeyWord.length) { return needsPointers ? .length : .other }
-        return .other
-      case 12 where KeyWord.is(key, KeyWord.contentType):
-        return needsPointers ? .contentType : .other
-      default: return .other
-      }
-    case .array, .inert, .list:
-      return .other
     }
   }
 

@@ -54,6 +54,8 @@ struct ScanState {
   /// Whether blob references need names (push, list, check).
   let needsNames: Bool
   let needsPointers: Bool
+  /// What each key means where it is.
+  let memberRules: MemberRules
 
   // MARK: Parser position (set by the stream driver before each `yajl_parse`)
   var handle: yajl_handle? = nil
@@ -134,10 +136,12 @@ struct ScanState {
     self.documentDepth = options.framing == .list ? 1 : 0
     self.needsNames = options.mode != .pull
     self.needsPointers = options.mode == .list || options.mode == .check
+    self.memberRules = MemberRules(options: options)
     self.input = input
   }
 
   func deallocate() {
+    memberRules.deallocate()
     frames.deallocate()
     text.deallocate()
     exclusions.deallocate()

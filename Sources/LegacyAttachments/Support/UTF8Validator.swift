@@ -5,50 +5,123 @@
 /// above U+10FFFF. A raw byte of 0x80 or more outside a string is invalid JSON anyway, so checking
 /// the whole chunk is the same as checking its strings.
 ///
-/// Text is taken sixteen bytes at a time. A block of ASCII costs one test. A block with other
-/// bytes is checked without a branch per byte (``SequenceShape``): that every continuation byte
-/// is one its lead byte asks for and every byte a lead asks for is a continuation. Mixed text
-/// (a Japanese word every few ASCII ones) would otherwise mispredict a branch at every change.
-/// Blocks holding a lead byte whose second byte is restricted (C0, C1, E0, ED, F0...F7), and the
-/// tail, go through the byte-by-byte check, which also finds the exact offset of an error.
+/// Text is taken 64 bytes at a time. A window of ASCII costs eight loads and one test. Any other
+/// window is checked sixteen bytes at a time with vector compares and no branch per byte or per
+/// sequence (``UTF8Validator/problems(at:)``): mixed text, a Japanese word every few ASCII ones,
+/// would otherwise mispredict a branch at every change. Only a window with an error, and the
+/// tail, go byte by byte (``UTF8Validator/scalarCheck(_:from:through:count:)``), which also finds
+/// the error's exact offset.
 enum UTF8Validator {
+  private static let window = 64
+
   /// The offset of the first byte of the first invalid sequence in `bytes[0..<count]`, or nil.
   static func firstInvalid(_ bytes: UnsafePointer<UInt8>, count: Int) -> Int? {
-    var index = 0
-    // A sequence boundary with everything before it valid.
-    var checked = 0
-    // Continuation bytes the last block's leads still ask for, at the next block's start.
-    var pending: UInt64 = 0
-    while index + 16 <= count {
-      let first = load(bytes + index)
-      let second = load(bytes + index + 8)
-      if (first | second) & SequenceShape.high == 0 && pending == 0 {
-        index &+= 16
-        checked = index
+    // The vector check reads the three bytes before each block; the first three go byte by byte.
+    let (early, start) = scalarCheck(bytes, from: 0, through: min(3, count), count: count)
+    if let early { return early }
+    var index = start
+    while index + window <= count {
+      let block = bytes + index
+      // The three bytes before the window count too: a sequence may run into it.
+      let before = UnsafeRawPointer(block - 3)
+      var words: UInt64 = 0
+      for offset in stride(from: 0, to: window, by: 8) {
+        words |= before.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+      }
+      words |= UnsafeRawPointer(block).loadUnaligned(fromByteOffset: window - 8, as: UInt64.self)
+      if words & 0x8080_8080_8080_8080 == 0 {
+        index &+= window
         continue
       }
-      let head = SequenceShape(first, pending: pending)
-      let tail = SequenceShape(second, pending: head.carry)
-      if head.isPlain && tail.isPlain {
-        pending = tail.carry
-        index &+= 16
-        if pending == 0 { checked = index }
-        continue
+      var problems = problems(at: block)
+      for offset in stride(from: 16, to: window, by: 16) {
+        problems = problems .| self.problems(at: block + offset)
       }
-      // An error, or a lead byte that needs its second byte looked at: go byte by byte up to
-      // the first sequence boundary past this block.
-      let (invalid, boundary) = scalarCheck(bytes, from: checked, through: index + 16, count: count)
-      if let invalid { return invalid }
-      index = boundary
-      checked = boundary
-      pending = 0
+      if anyLane(problems) {
+        let (invalid, boundary) = scalarCheck(
+          bytes, from: sequenceStart(bytes, before: index), through: index + window, count: count)
+        if let invalid { return invalid }
+        index = boundary
+      } else {
+        index &+= window
+      }
     }
-    return scalarCheck(bytes, from: checked, through: count, count: count).invalid
+    return scalarCheck(
+      bytes, from: sequenceStart(bytes, before: index), through: count, count: count
+    ).invalid
+  }
+
+  /// Where the sequence that runs into `index` starts (its lead byte, at most three bytes back),
+  /// or `index` itself when none does. Everything before it has been checked.
+  @inline(__always)
+  private static func sequenceStart(_ bytes: UnsafePointer<UInt8>, before index: Int) -> Int {
+    var back = 1
+    while back <= 3 && index - back >= 0 {
+      let byte = bytes[index - back]
+      if byte < 0x80 { break }
+      if byte >= 0xC0 { return index - back }
+      back += 1
+    }
+    return index
+  }
+
+  // Bytes as signed integers, for vector compares: ASCII is 0...127, continuation bytes
+  // (0x80...0xBF) are -128...-65, lead bytes (0xC0...0xFF) are -64...-1.
+  private typealias Lanes = SIMD16<Int8>
+  private typealias LaneMask = SIMDMask<Lanes>
+
+  @inline(__always)
+  private static func load(_ bytes: UnsafePointer<UInt8>) -> Lanes {
+    UnsafeRawPointer(bytes).loadUnaligned(as: Lanes.self)
   }
 
   @inline(__always)
-  private static func load(_ bytes: UnsafePointer<UInt8>) -> UInt64 {
-    UInt64(littleEndian: UnsafeRawPointer(bytes).loadUnaligned(as: UInt64.self))
+  private static func anyLane(_ mask: LaneMask) -> Bool {
+    let words = unsafeBitCast(mask, to: (UInt64, UInt64).self)
+    return words.0 | words.1 != 0
+  }
+
+  /// The bytes of `bytes[0..<16]` that break a rule, given the three bytes before them:
+  /// a continuation byte where none is asked for, or none where one is; a lead byte that is never
+  /// valid (C0, C1, F5...FF); a second byte out of its lead's range (after E0, ED, F0, F4).
+  ///
+  /// The constants are built in here, next to their use: hoisted this way the compiler emits
+  /// plain vector compares, where a literal inside an expression costs a loop over the lanes.
+  @inline(__always)
+  private static func problems(at bytes: UnsafePointer<UInt8>) -> LaneMask {
+    let zero = Lanes(repeating: 0)
+    let belowC0 = Lanes(repeating: -65)  // x > belowC0 (and x < 0): x >= 0xC0
+    let belowE0 = Lanes(repeating: -33)  // x >= 0xE0
+    let belowF0 = Lanes(repeating: -17)  // x >= 0xF0
+    let aboveBF = Lanes(repeating: -64)  // x < aboveBF: x <= 0xBF (with x < 0)
+    let aboveC1 = Lanes(repeating: -62)  // x <= 0xC1
+    let aboveF4 = Lanes(repeating: -12)  // x > aboveF4 (and x < 0): x >= 0xF5
+    let leadE0 = Lanes(repeating: -32)
+    let leadED = Lanes(repeating: -19)
+    let leadF0 = Lanes(repeating: -16)
+    let leadF4 = Lanes(repeating: -12)
+    let firstA0 = Lanes(repeating: -96)  // x < firstA0: x <= 0x9F
+    let last9F = Lanes(repeating: -97)  // x > last9F: x >= 0xA0
+    let first90 = Lanes(repeating: -112)  // x < first90: x <= 0x8F
+    let last8F = Lanes(repeating: -113)  // x > last8F: x >= 0x90
+
+    let current = load(bytes)
+    let previous = load(bytes - 1)
+    let twoBack = load(bytes - 2)
+    let threeBack = load(bytes - 3)
+    let isContinuation = current .< aboveBF
+    let needsContinuation =
+      ((previous .> belowC0) .& (previous .< zero))
+      .| ((twoBack .> belowE0) .& (twoBack .< zero))
+      .| ((threeBack .> belowF0) .& (threeBack .< zero))
+    let neverValid =
+      ((current .> belowC0) .& (current .< aboveC1)) .| ((current .> aboveF4) .& (current .< zero))
+    let secondOutOfRange =
+      ((previous .== leadE0) .& (current .< firstA0))
+      .| ((previous .== leadED) .& (current .> last9F))
+      .| ((previous .== leadF0) .& (current .< first90))
+      .| ((previous .== leadF4) .& (current .> last8F))
+    return (isContinuation .^ needsContinuation) .| neverValid .| secondOutOfRange
   }
 
   /// Checks the sequences that start in `bytes[start..<limit]` (`start` being a sequence boundary)
@@ -93,54 +166,5 @@ enum UTF8Validator {
       index &+= length
     }
     return (nil, index)
-  }
-}
-
-/// The UTF-8 structure of eight bytes, worked out with word arithmetic (bit 7 of each byte of
-/// the masks stands for that byte).
-struct SequenceShape {
-  static let high: UInt64 = 0x8080_8080_8080_8080
-
-  /// Continuation bytes the leads in these eight bytes ask for in the next eight.
-  let carry: UInt64
-  /// True when the bytes are well-formed so far and hold no lead byte that restricts its second
-  /// byte (so nothing more needs checking).
-  let isPlain: Bool
-
-  /// Works out the shape of `word` (bytes in memory order, first byte lowest), given the
-  /// continuation bytes the previous word's leads ask for.
-  @inline(__always)
-  init(_ word: UInt64, pending: UInt64) {
-    let high = Self.high
-    let bit6 = (word << 1) & high
-    let bit5 = (word << 2) & high
-    let bit4 = (word << 3) & high
-    let topBits = word & high
-    let continuation = topBits & ~bit6
-    let lead = topBits & bit6  // 11xxxxxx
-    let threeOrMore = lead & bit5  // 111xxxxx
-    let four = threeOrMore & bit4  // 1111xxxx: F0...FF
-    let two = lead & ~bit5
-    let three = threeOrMore & ~bit4
-    // Which bytes must be continuations: one after every lead, two after a three- or four-byte
-    // lead, three after a four-byte lead.
-    let needed = lead << 8 | threeOrMore << 16 | four << 24 | pending
-    carry = lead >> 56 | threeOrMore >> 48 | four >> 40
-    // C0 and C1 (overlong two-byte forms), E0 and ED (second byte restricted), and every lead
-    // from F0 (second byte restricted, or not a lead at all from F5) go the slow way.
-    let restricted =
-      two & Self.zeroBytes(word & 0x1E1E_1E1E_1E1E_1E1E)
-      | three
-      & (Self.zeroBytes(word & 0x0F0F_0F0F_0F0F_0F0F)
-        | Self.zeroBytes((word ^ 0x0D0D_0D0D_0D0D_0D0D) & 0x0F0F_0F0F_0F0F_0F0F))
-      | four
-    isPlain = needed == continuation && restricted == 0
-  }
-
-  /// Bit 7 set in each byte of `value` that is zero, exactly (no borrow between bytes).
-  @inline(__always)
-  static func zeroBytes(_ value: UInt64) -> UInt64 {
-    let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
-    return ~(((value & low7) &+ low7) | value) & high
   }
 }
