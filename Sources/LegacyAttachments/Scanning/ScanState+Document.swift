@@ -35,6 +35,11 @@ extension ScanState {
       reject(inputLength: inputEnd)
       if !options.continuesAfterBadDocument { stopRequested = true }
     }
+    if !copying && lineCursor == documentStart {
+      // The text was the input itself, so it holds no whitespace and no newline: the line count
+      // moves past it without a scan.
+      lineCursor = documentStart + inputEnd
+    }
     resetDocument()
     return !stopRequested
   }
