@@ -8,9 +8,10 @@
 # them so that a slow moment of the machine hurts all alike, and reports the median throughput
 # of each and the ratios the performance targets are stated in. jq and Python run on a tenth of
 # the corpus (they are 50-100x slower); throughput is per MB of input either way.
-# Then: peak RSS on a 1 GiB stream (the corpus ten times through a pipe), on one document of
-# --mb/1 MiB, and the time to convert an empty input. Needs yajl-tools, jq, GNU time
-# (`make bench` installs them).
+# Two rows time yajl itself with nothing done per token (bench/yajl_floor.c): the ceiling for
+# any filter built on yajl's parser. Then: peak RSS on a 1 GiB stream (the corpus ten times
+# through a pipe), on one document of --mb/1 MiB, and the time to convert an empty input.
+# Needs yajl-tools, jq, GNU time and a C compiler (`make bench` installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,6 +31,8 @@ swift build -c release >/dev/null
 bin=.build/release/cbl-attachments
 out=bench/out
 mkdir -p "$out"
+floor=$out/yajl_floor
+cc -O2 -o "$floor" bench/yajl_floor.c -lyajl
 corpus=$out/corpus-$mb.ndjson
 small=$out/corpus-$mb-tenth.ndjson
 pushed=$out/pushed-$mb.ndjson
@@ -41,17 +44,22 @@ bytes_small=$(stat -c %s "$small")
 bytes_pushed=$(stat -c %s "$pushed")
 
 # name | input bytes | command (reads its input itself, output to /dev/null)
-names=(json_verify json_reformat push-j1 pull-j1 "push-j$jobs" "pull-j$jobs" jq python)
+names=(json_verify json_reformat yajl-no-callbacks yajl-empty-callbacks push-j1 pull-j1
+  "push-j$jobs" "pull-j$jobs" jq python)
 declare -A cmd size samples
 cmd[json_verify]="json_verify -q -s < $corpus"
 cmd[json_reformat]="json_reformat -m -s < $corpus > /dev/null"
+cmd[yajl-no-callbacks]="$floor none < $corpus"
+cmd[yajl-empty-callbacks]="$floor empty < $corpus"
 cmd[push-j1]="$bin --push -j 1 $corpus > /dev/null"
 cmd[pull-j1]="$bin --pull -j 1 $pushed > /dev/null"
 cmd[push-j$jobs]="$bin --push -j $jobs $corpus > /dev/null"
 cmd[pull-j$jobs]="$bin --pull -j $jobs $pushed > /dev/null"
 cmd[jq]="jq -c -f bench/push.jq $small > /dev/null"
 cmd[python]="python3 bench/push.py < $small > /dev/null"
-for name in json_verify json_reformat push-j1 "push-j$jobs"; do size[$name]=$bytes_corpus; done
+for name in json_verify json_reformat yajl-no-callbacks yajl-empty-callbacks push-j1 "push-j$jobs"; do
+  size[$name]=$bytes_corpus
+done
 for name in pull-j1 "pull-j$jobs"; do size[$name]=$bytes_pushed; done
 size[jq]=$bytes_small
 size[python]=$bytes_small
@@ -83,6 +91,10 @@ printf '| push-j1 / json_verify | %s | >= 0.8x |\n' "$(ratio push-j1 json_verify
 printf '| pull-j1 / json_verify | %s | >= 0.8x |\n' "$(ratio pull-j1 json_verify)"
 printf '| push-j1 / json_reformat | %s | >= 3x |\n' "$(ratio push-j1 json_reformat)"
 printf '| pull-j1 / json_reformat | %s | >= 3x |\n' "$(ratio pull-j1 json_reformat)"
+printf '| yajl alone, no callbacks / json_reformat (the ceiling for the 3x target) | %s | |\n' \
+  "$(ratio yajl-no-callbacks json_reformat)"
+printf '| yajl with empty callbacks / json_verify (the ceiling for the 0.8x target) | %s | |\n' \
+  "$(ratio yajl-empty-callbacks json_verify)"
 printf '| push-j1 / jq | %s | >= 50x |\n' "$(ratio push-j1 jq)"
 printf '| push-j1 / python | %s | |\n' "$(ratio push-j1 python)"
 printf '| push-j%s / push-j1 | %s | >= 1.6x with 2 jobs |\n' "$jobs" "$(ratio "push-j$jobs" push-j1)"

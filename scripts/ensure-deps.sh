@@ -12,6 +12,7 @@ if [ "${CBL_WITH_TOOLS:-0}" = 1 ]; then
   command -v hyperfine >/dev/null 2>&1 || missing="$missing hyperfine"
   command -v valgrind >/dev/null 2>&1 || missing="$missing valgrind"
   [ -x /usr/bin/time ] || missing="$missing time"
+  command -v cc >/dev/null 2>&1 || missing="$missing gcc"
 fi
 [ -z "$missing" ] && exit 0
 sudo=""
