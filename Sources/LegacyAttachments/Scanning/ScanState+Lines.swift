@@ -2,8 +2,28 @@ import Glibc
 
 extension ScanState {
   /// Counts lines up to input offset `target` (never backwards).
+  @inline(__always)
   mutating func advanceLines(to target: Int) {
     guard target > lineCursor else { return }
+    if target - lineCursor <= 2 {
+      // The common case: from the end of one compact document to the start of the next.
+      var position = lineCursor
+      while position < target {
+        if input[position] == 0x0A {
+          lineAtCursor += 1
+          lineStartAtCursor = position + 1
+        }
+        position += 1
+      }
+      lineCursor = target
+      return
+    }
+    advanceLinesScanning(to: target)
+  }
+
+  /// ``advanceLines(to:)`` over a longer stretch.
+  @inline(never)
+  private mutating func advanceLinesScanning(to target: Int) {
     var position = lineCursor
     while position < target,
       let found = memchr(input + position, 0x0A, target - position)

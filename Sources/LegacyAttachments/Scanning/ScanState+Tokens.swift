@@ -401,16 +401,18 @@ extension ScanState {
     if !pointer { names.append(UInt8(ascii: "$")) }
     let base = documentText
     for depth in documentDepth..<frames.count {
-      let frame = frames[depth]
-      if frame.isArray {
+      // Through the pointer: a copy of the whole frame per step costs more than the step.
+      let frame = frames.base + depth
+      if frame.pointee.isArray {
         names.append(pointer ? UInt8(ascii: "/") : UInt8(ascii: "["))
-        names.appendDecimal(frame.count - 1)
+        names.appendDecimal(frame.pointee.count - 1)
         if !pointer { names.append(UInt8(ascii: "]")) }
         continue
       }
       names.append(pointer ? UInt8(ascii: "/") : UInt8(ascii: "."))
-      let content = base + frame.key.start + 1
-      let length = frame.key.count - 2
+      let key = frame.pointee.key
+      let content = base + key.start + 1
+      let length = key.count - 2
       if Self.plainKeyLength(content, count: length, pointer: pointer) == length {
         // The raw key text is the decoded key, has nothing to escape in the name, and (being
         // strictly valid UTF-8 with no backslash, quote or control character) none as a string.
@@ -418,19 +420,19 @@ extension ScanState {
         continue
       }
       isPlain = false
-      let token = UnsafeBufferPointer(start: base + frame.key.start, count: frame.key.count)
-      var key: UnsafeBufferPointer<UInt8>
+      let token = UnsafeBufferPointer(start: base + key.start, count: key.count)
+      var decoded: UnsafeBufferPointer<UInt8>
       if let unescaped = JSONText.unescapedContent(token) {
-        key = unescaped
+        decoded = unescaped
       } else {
         scratch.count = 0
         JSONText.decodeString(token, into: &scratch)
-        key = scratch.bytes
+        decoded = scratch.bytes
       }
       if pointer {
-        JSONText.appendPointerKey(key, to: &names)
+        JSONText.appendPointerKey(decoded, to: &names)
       } else {
-        JSONText.appendPathKey(key, to: &names)
+        JSONText.appendPathKey(decoded, to: &names)
       }
     }
     return (Span(start: start, end: names.count), isPlain)

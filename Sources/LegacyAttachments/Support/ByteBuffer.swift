@@ -57,8 +57,35 @@ struct ByteBuffer {
   mutating func append(_ bytes: UnsafePointer<UInt8>, count length: Int) {
     guard length > 0 else { return }
     reserve(length)
-    (base + count).update(from: bytes, count: length)
+    if length <= 16 {
+      Self.copyShort(from: bytes, to: base + count, count: length)
+    } else {
+      (base + count).update(from: bytes, count: length)
+    }
     count += length
+  }
+
+  /// Copies 1...16 bytes with two overlapping loads and stores, where a `memmove` call would cost
+  /// more than the copy (names, keys, separators, short runs of a document).
+  @inline(__always)
+  private static func copyShort(
+    from source: UnsafePointer<UInt8>, to target: UnsafeMutablePointer<UInt8>, count: Int
+  ) {
+    let from = UnsafeRawPointer(source)
+    let to = UnsafeMutableRawPointer(target)
+    if count >= 8 {
+      let head = from.loadUnaligned(as: UInt64.self)
+      let tail = from.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+      to.storeBytes(of: head, as: UInt64.self)
+      to.storeBytes(of: tail, toByteOffset: count - 8, as: UInt64.self)
+    } else if count >= 4 {
+      let head = from.loadUnaligned(as: UInt32.self)
+      let tail = from.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+      to.storeBytes(of: head, as: UInt32.self)
+      to.storeBytes(of: tail, toByteOffset: count - 4, as: UInt32.self)
+    } else {
+      for index in 0..<count { target[index] = source[index] }
+    }
   }
 
   mutating func append(_ bytes: UnsafeRawBufferPointer) {
@@ -74,6 +101,7 @@ struct ByteBuffer {
 
   /// Appends a non-negative or negative integer in decimal.
   mutating func appendDecimal(_ value: Int) {
+    if value >= 0 && value < 10 { return append(UInt8(truncatingIfNeeded: 48 + value)) }
     var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
     withUnsafeMutableBytes(of: &digits) { scratch in
       var magnitude = value.magnitude
