@@ -25,21 +25,14 @@ extension StreamConverter {
 
     func cut(at split: Int, isLast: Bool) {
       let bytes = Array(UnsafeBufferPointer(start: pending.base, count: split))
-      var newlines = 0
-      var position = 0
-      while position < split,
-        let found = memchr(pending.base + position, 0x0A, split - position)
-      {
-        newlines += 1
-        position = pending.base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
-      }
+      let newlines = boundaries.newlines(in: pending, before: split)
       let batch = Batch(
         index: submitted, bytes: bytes, firstLine: nextLine, atInputStart: atInputStart,
         isLast: isLast)
       nextLine += newlines
       atInputStart = false
       pending.removeFirst(split)
-      boundaries.cut(at: split)
+      boundaries.cut(at: split, newlines: newlines)
       kept[submitted] = batch
       queue.submit(batch)
       submitted += 1
@@ -123,37 +116,74 @@ extension StreamConverter {
 }
 
 /// Finds where the parallel reader may cut its pending input: just before a line that starts
-/// with `{`. It remembers what it has scanned, so a long line without a boundary (one huge
-/// document) is scanned once, not again after every read.
+/// with `{`; and counts the newlines before the cut, for the next batch's first line number. It
+/// remembers what it has scanned, so a long line without a boundary (one huge document) is
+/// scanned once, not again after every read, and no byte is scanned twice for newlines.
 struct BoundaryFinder {
-  /// `pending[..<scanned]` has been looked at (its last byte again next time: a newline there
-  /// may turn out to be followed by `{`).
+  /// `pending[..<scanned]` has been looked at.
   private var scanned = 0
-  /// One past the last newline followed by `{`.
-  private var boundary: Int? = nil
-  /// One past the last newline.
-  private var newline: Int? = nil
+  /// Newlines in `pending[..<scanned]`.
+  private var newlinesScanned = 0
+  /// One past the last newline followed by `{`, and the newlines before it (its own included).
+  private var boundary: (end: Int, newlines: Int)? = nil
+  /// One past the last newline, and the newlines before it.
+  private var newline: (end: Int, newlines: Int)? = nil
 
   /// One past the last newline followed by `{`; with `force`, failing that, one past the last
   /// newline; nil when there is none.
   mutating func lastBoundary(in pending: ByteBuffer, force: Bool) -> Int? {
-    var index = max(scanned - 1, 0)
+    // A newline that ended the last scan may only now be seen to be followed by `{`.
+    if let last = newline, last.end == scanned, scanned < pending.count,
+      pending.base[scanned] == UInt8(ascii: "{")
+    {
+      boundary = last
+    }
+    var index = scanned
     while index < pending.count,
       let found = memchr(pending.base + index, 0x0A, pending.count - index)
     {
       let end = pending.base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
-      newline = end
-      if end < pending.count && pending.base[end] == UInt8(ascii: "{") { boundary = end }
+      newlinesScanned += 1
+      newline = (end, newlinesScanned)
+      if end < pending.count && pending.base[end] == UInt8(ascii: "{") { boundary = newline }
       index = end
     }
     scanned = pending.count
-    return boundary ?? (force ? newline : nil)
+    return boundary?.end ?? (force ? newline?.end : nil)
   }
 
-  /// The first `split` bytes were handed out as a batch.
-  mutating func cut(at split: Int) {
-    scanned = max(scanned - split, 0)
-    boundary = boundary.flatMap { $0 > split ? $0 - split : nil }
-    newline = newline.flatMap { $0 > split ? $0 - split : nil }
+  /// The number of newlines in `pending[..<split]`.
+  mutating func newlines(in pending: ByteBuffer, before split: Int) -> Int {
+    if let boundary, boundary.end == split { return boundary.newlines }
+    if let newline, newline.end == split { return newline.newlines }
+    if split >= scanned {
+      // The end of the input: count what was never scanned.
+      var count = newlinesScanned
+      var index = scanned
+      while index < split, let found = memchr(pending.base + index, 0x0A, split - index) {
+        count += 1
+        index = pending.base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
+      }
+      return count
+    }
+    var count = 0
+    var index = 0
+    while index < split, let found = memchr(pending.base + index, 0x0A, split - index) {
+      count += 1
+      index = pending.base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
+    }
+    return count
+  }
+
+  /// The first `split` bytes, holding `newlines` newlines, were handed out as a batch.
+  mutating func cut(at split: Int, newlines: Int) {
+    guard split < scanned else {
+      self = BoundaryFinder()
+      return
+    }
+    scanned -= split
+    newlinesScanned -= newlines
+    boundary = boundary.flatMap { $0.end > split ? ($0.end - split, $0.newlines - newlines) : nil }
+    newline = newline.flatMap { $0.end > split ? ($0.end - split, $0.newlines - newlines) : nil }
   }
 }
