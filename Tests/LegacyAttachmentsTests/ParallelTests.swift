@@ -110,6 +110,29 @@ struct ParallelTests {
     }
   }
 
+  @Test("input with no line starting with { comes out as with one thread (bad documents too)")
+  func forcedCutsKeepLineNumbers() throws {
+    // Pretty-printed documents with bad ones between them, and the same stream with every line
+    // indented by a space, so that no line starts with `{`: one pass skips everything after the
+    // first malformed document, looking for a line that does, and so must every -j run.
+    let pretty = stream(count: 90, badEvery: 7, pretty: true)
+    let indented = Array(
+      String(decoding: pretty, as: UTF8.self).split(
+        separator: "\n", omittingEmptySubsequences: false
+      )
+      .map { $0.isEmpty ? "" : " " + $0 }.joined(separator: "\n").utf8)
+    for input in [pretty, indented] {
+      let options = ConversionOptions(mode: .push, keepGoing: true)
+      let single = try run(input, options: options, jobs: 1)
+      // Twelve bad documents, each skipped up to the next `{` line; indented, only the first.
+      #expect(single.errors == (input == pretty ? 12 : 1))
+      for batchBytes in [16, 50, 333] {
+        let parallel = try run(input, options: options, jobs: 2, batchBytes: batchBytes)
+        #expect(parallel == single, "batch \(batchBytes)")
+      }
+    }
+  }
+
   @Test("a line starting with { inside a document is carried into the next batch")
   func carriedDocument() throws {
     // The second document's inner lines start with `{` in column 1, so batches are cut inside it.

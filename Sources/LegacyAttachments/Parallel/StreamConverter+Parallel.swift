@@ -73,14 +73,14 @@ extension StreamConverter {
         }
         let dataWaiting = count == batchBytes || Self.moreInputReady(descriptor)
         if pending.count >= batchBytes || !dataWaiting {
-          if let split = boundaries.lastBoundary(
-            in: pending, force: pending.count >= 4 * batchBytes)
-          {
+          if let split = boundaries.lastBoundary(in: pending) {
             cut(at: split, isLast: false)
-          } else if pending.count >= 8 * batchBytes {
-            // One line longer than several batches (a huge document): finish the batches in
-            // flight, then convert the rest of this input on this thread, so that the
-            // document is held in memory once rather than once per copy between threads.
+          } else if pending.count >= 4 * batchBytes {
+            // No line starts with `{` in several batches: one huge document (held in memory
+            // once, rather than once per copy between threads), or documents that do not start
+            // their lines. A cut anywhere else could split a document, or the skipping after a
+            // malformed one, differently from one pass. Finish the batches in flight, then
+            // convert the rest of this input on this thread.
             while written < submitted {
               let next = try deliverNext()
               if next.outcome != .completed {
@@ -129,9 +129,8 @@ struct BoundaryFinder {
   /// One past the last newline, and the newlines before it.
   private var newline: (end: Int, newlines: Int)? = nil
 
-  /// One past the last newline followed by `{`; with `force`, failing that, one past the last
-  /// newline; nil when there is none.
-  mutating func lastBoundary(in pending: ByteBuffer, force: Bool) -> Int? {
+  /// One past the last newline followed by `{`, or nil when there is none.
+  mutating func lastBoundary(in pending: ByteBuffer) -> Int? {
     // A newline that ended the last scan may only now be seen to be followed by `{`.
     if let last = newline, last.end == scanned, scanned < pending.count,
       pending.base[scanned] == UInt8(ascii: "{")
@@ -149,25 +148,16 @@ struct BoundaryFinder {
       index = end
     }
     scanned = pending.count
-    return boundary?.end ?? (force ? newline?.end : nil)
+    return boundary?.end
   }
 
-  /// The number of newlines in `pending[..<split]`.
-  mutating func newlines(in pending: ByteBuffer, before split: Int) -> Int {
+  /// The number of newlines in `pending[..<split]`, where `split` is the last boundary found or
+  /// the end of `pending`.
+  func newlines(in pending: ByteBuffer, before split: Int) -> Int {
     if let boundary, boundary.end == split { return boundary.newlines }
-    if let newline, newline.end == split { return newline.newlines }
-    if split >= scanned {
-      // The end of the input: count what was never scanned.
-      var count = newlinesScanned
-      var index = scanned
-      while index < split, let found = memchr(pending.base + index, 0x0A, split - index) {
-        count += 1
-        index = pending.base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
-      }
-      return count
-    }
-    var count = 0
-    var index = 0
+    // The end of the input: count what was not scanned yet.
+    var count = newlinesScanned
+    var index = scanned
     while index < split, let found = memchr(pending.base + index, 0x0A, split - index) {
       count += 1
       index = pending.base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
