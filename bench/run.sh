@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark cbl-attachments against yajl's own tools, jq and Python, and measure its memory.
 #
-#   bench/run.sh [--mb N] [--rounds N] [--jobs N]
+#   bench/run.sh [--mb N] [--rounds N] [--jobs N] [--corpus FILE]
 #
 # Builds the release binary, generates a deterministic corpus (bench/make_corpus.py, modelled on
 # the project's yardstick generator), then runs every command ROUNDS times, alternating between
@@ -11,6 +11,8 @@
 # Two rows time yajl itself with nothing done per token (bench/yajl_floor.c): the ceiling for
 # any filter built on yajl's parser. Then: peak RSS on a 1 GiB stream (the corpus ten times
 # through a pipe), on one document of --mb/1 MiB, and the time to convert an empty input.
+# --corpus FILE runs the same on an NDJSON file of your own instead (for instance the project's
+# yardstick, gen_corpus.py --mb 100 --seed 1); the memory rows still use the generated corpus.
 # Needs yajl-tools, jq, GNU time and a C compiler (`make bench` installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,12 +20,14 @@ cd "$(dirname "$0")/.."
 mb=100
 rounds=5
 jobs=$(nproc)
+corpus=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --mb) mb="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
-    *) echo "usage: bench/run.sh [--mb N] [--rounds N] [--jobs N]" >&2; exit 2 ;;
+    --corpus) corpus="$2"; shift 2 ;;
+    *) echo "usage: bench/run.sh [--mb N] [--rounds N] [--jobs N] [--corpus FILE]" >&2; exit 2 ;;
   esac
 done
 
@@ -33,11 +37,18 @@ out=bench/out
 mkdir -p "$out"
 floor=$out/yajl_floor
 cc -O2 -o "$floor" bench/yajl_floor.c -lyajl
-corpus=$out/corpus-$mb.ndjson
-small=$out/corpus-$mb-tenth.ndjson
-pushed=$out/pushed-$mb.ndjson
-[ -s "$corpus" ] || python3 bench/make_corpus.py --mb "$mb" --seed 1 > "$corpus"
-[ -s "$small" ] || head -c $((mb * 1024 * 1024 / 10)) "$corpus" | sed '$d' > "$small"
+generated=$out/corpus-$mb.ndjson
+[ -s "$generated" ] || python3 bench/make_corpus.py --mb "$mb" --seed 1 > "$generated"
+if [ -n "$corpus" ]; then
+  [ -s "$corpus" ] || { echo "bench/run.sh: $corpus: no such file, or empty" >&2; exit 2; }
+  tag=$(basename "$corpus" .ndjson)
+else
+  corpus=$generated
+  tag=corpus-$mb
+fi
+small=$out/$tag-tenth.ndjson
+pushed=$out/$tag-pushed.ndjson
+head -c $(( $(stat -c %s "$corpus") / 10 )) "$corpus" | sed '$d' > "$small"
 "$bin" --push -j 1 "$corpus" > "$pushed"
 bytes_corpus=$(stat -c %s "$corpus")
 bytes_small=$(stat -c %s "$small")
@@ -107,14 +118,14 @@ printf '| pull-j%s / pull-j1 | %s | |\n' "$jobs" "$(ratio "pull-j$jobs" pull-j1)
 # Memory.
 rss() { /usr/bin/time -f %M -o "$out/rss" sh -c "$1" >/dev/null; cat "$out/rss"; }
 repeat=$(( (1024 + mb - 1) / mb ))
-gib_cmd="for i in \$(seq $repeat); do cat $corpus; done | $bin --push -j 1 > /dev/null"
-gib_jobs_cmd="for i in \$(seq $repeat); do cat $corpus; done | $bin --push -j $jobs > /dev/null"
+gib_cmd="for i in \$(seq $repeat); do cat $generated; done | $bin --push -j 1 > /dev/null"
+gib_jobs_cmd="for i in \$(seq $repeat); do cat $generated; done | $bin --push -j $jobs > /dev/null"
 single=$out/single-$mb.json
 [ -s "$single" ] || python3 bench/make_corpus.py --single-document-mb "$mb" > "$single"
 bytes_single=$(stat -c %s "$single")
 printf '\n| memory | peak RSS | target |\n|---|---:|---:|\n'
 printf '| push -j 1, %s MiB stream (corpus x%s via a pipe) | %s MiB | <= 64 MiB |\n' \
-  "$((repeat * bytes_corpus / 1048576))" "$repeat" "$(( $(rss "$gib_cmd") / 1024 ))"
+  "$((repeat * $(stat -c %s "$generated") / 1048576))" "$repeat" "$(( $(rss "$gib_cmd") / 1024 ))"
 printf '| push -j %s, same stream | %s MiB | |\n' "$jobs" "$(( $(rss "$gib_jobs_cmd") / 1024 ))"
 single_kb=$(rss "$bin --push $single")
 printf '| push, one document of %s MiB | %s MiB (%sx its size) | < 4x |\n' \
