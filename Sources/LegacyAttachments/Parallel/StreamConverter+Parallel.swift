@@ -24,14 +24,19 @@ extension StreamConverter {
     var boundaries = BoundaryFinder()
 
     func cut(at split: Int, isLast: Bool) {
-      let bytes = Array(UnsafeBufferPointer(start: pending.base, count: split))
       let newlines = boundaries.newlines(in: pending, before: split)
+      // The batch takes the buffer; the little after the cut (part of a line) starts a new one.
+      let rest = pending.count - split
+      var next = ByteBuffer(capacity: max(batchBytes * 2, rest + batchBytes))
+      next.append(pending.base + split, count: rest)
+      pending.count = split
+      let bytes = BatchBytes(taking: pending)
+      pending = next
       let batch = Batch(
         index: submitted, bytes: bytes, firstLine: nextLine, atInputStart: atInputStart,
         isLast: isLast)
       nextLine += newlines
       atInputStart = false
-      pending.removeFirst(split)
       boundaries.cut(at: split, newlines: newlines)
       kept[submitted] = batch
       queue.submit(batch)

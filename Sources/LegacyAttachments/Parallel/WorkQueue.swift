@@ -3,11 +3,21 @@ import Glibc
 /// A piece of one input, cut just before a line that starts with `{`, for one worker.
 struct Batch: Sendable {
   var index: Int
-  var bytes: [UInt8]
+  var bytes: BatchBytes
   var firstLine: Int
   var atInputStart: Bool
   /// The input ends with this batch.
   var isLast: Bool
+}
+
+/// A batch's input: the very buffer the reader read it into, handed over rather than copied
+/// (the reader is the one thread every batch waits for). Read-only once made.
+final class BatchBytes: @unchecked Sendable {
+  let buffer: ByteBuffer
+
+  init(taking buffer: ByteBuffer) { self.buffer = buffer }
+
+  deinit { buffer.deallocate() }
 }
 
 /// What converting one batch produced.
@@ -35,7 +45,7 @@ func convertBatch(
     firstLine: carry == nil ? batch.firstLine : carryLine,
     atInputStart: batch.atInputStart && carry == nil)
   if let carry { carry.withUnsafeBytes { engine.feed($0) } }
-  batch.bytes.withUnsafeBytes { engine.feed($0) }
+  engine.feed(UnsafeRawBufferPointer(batch.bytes.buffer.bytes))
   if batch.isLast {
     result.outcome = engine.finishReading()
   } else {
