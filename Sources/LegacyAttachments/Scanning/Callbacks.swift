@@ -18,11 +18,13 @@ enum ScanCallbacks {
       state(context).pointee.scalar(.boolean) ? 1 : 0
     }
     // Only `yajl_number` is set, so numbers arrive as written, never converted.
-    callbacks.yajl_number = { context, _, _ in
-      state(context).pointee.scalar(.number) ? 1 : 0
+    callbacks.yajl_number = { context, text, count in
+      state(context).pointee.scalar(
+        .number, text: UnsafeRawPointer(text)?.assumingMemoryBound(to: UInt8.self), count: count)
+        ? 1 : 0
     }
     callbacks.yajl_string = { context, bytes, count in
-      state(context).pointee.scalar(.string, string: bytes, count: count) ? 1 : 0
+      state(context).pointee.scalar(.string, text: bytes, count: count) ? 1 : 0
     }
     callbacks.yajl_start_map = { context in
       state(context).pointee.open(isArray: false) ? 1 : 0

@@ -20,14 +20,17 @@ extension ScanState {
     locateToken(end: chunkBase &+ yajl_get_bytes_consumed(handle))
   }
 
-  /// ``locateToken()`` for a string or a key, whose decoded text yajl hands over. When that text
-  /// is the input itself (no escapes, and the token not split between chunks), the token's end
-  /// follows from where it lies, without asking yajl.
+  /// ``locateToken()`` for a token whose text yajl hands over: a string or a key (`quoted`, the
+  /// text decoded) or a number (the text as written). When that text is the input itself (no
+  /// escapes, and the token not split between chunks), the token's end follows from where it
+  /// lies, without asking yajl.
   @inline(__always)
-  mutating func locateString(_ text: UnsafePointer<UInt8>, count: Int) -> Span? {
-    let offset = UnsafePointer(input).distance(to: text)
-    if offset > chunkBase && offset < chunkEnd {
-      return locateToken(end: offset &+ count &+ 1)
+  mutating func locateToken(text: UnsafePointer<UInt8>?, count: Int, quoted: Bool) -> Span? {
+    if let text {
+      let offset = UnsafePointer(input).distance(to: text)
+      if offset >= chunkBase && offset < chunkEnd {
+        return locateToken(end: offset &+ count &+ (quoted ? 1 : 0))
+      }
     }
     return locateToken()
   }
@@ -136,12 +139,14 @@ extension ScanState {
 
   // MARK: Callbacks
 
-  /// A scalar value: null, boolean, number or string (`string` holds yajl's decoded text).
+  /// A scalar value: null, boolean, number or string. `text` is what yajl hands over for a
+  /// number (its text as written) or a string (its decoded text), else nil.
   @inline(__always)
-  mutating func scalar(_ kind: ValueKind, string: UnsafePointer<UInt8>? = nil, count: Int = 0)
+  mutating func scalar(_ kind: ValueKind, text: UnsafePointer<UInt8>? = nil, count: Int = 0)
     -> Bool
   {
-    let located = if let string { locateString(string, count: count) } else { locateToken() }
+    let located =
+      text == nil ? locateToken() : locateToken(text: text, count: count, quoted: kind == .string)
     guard let token = located else { return false }
     let depth = frames.count
     if depth > documentDepth {
@@ -150,7 +155,7 @@ extension ScanState {
         parent.pointee.count &+= 1
       } else if parent.pointee.pendingKey != .other {
         memberValue(
-          parent, kind: kind, value: token, string: string,
+          parent, kind: kind, value: token, string: kind == .string ? text : nil,
           count: count, child: nil)
       }
       return true
@@ -249,7 +254,7 @@ extension ScanState {
   /// An object key (`key` is yajl's decoded text).
   @inline(__always)
   mutating func key(_ key: UnsafePointer<UInt8>, count: Int) -> Bool {
-    guard let token = locateString(key, count: count) else { return false }
+    guard let token = locateToken(text: key, count: count, quoted: true) else { return false }
     let frame = frames.base + (frames.count &- 1)
     frame.pointee.count &+= 1
     frame.pointee.key = token
