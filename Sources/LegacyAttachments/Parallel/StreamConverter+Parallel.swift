@@ -161,6 +161,7 @@ struct BoundaryFinder {
   func newlines(in pending: ByteBuffer, before split: Int) -> Int {
     if let boundary, boundary.end == split { return boundary.newlines }
     // The end of the input: count what was not scanned yet.
+    assert(split >= scanned, "a batch is cut only at the last boundary or at the end")
     var count = newlinesScanned
     var index = scanned
     while index < split, let found = memchr(pending.base + index, 0x0A, split - index) {
