@@ -1,12 +1,6 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// Release builds of the engine drop Swift's overflow and exclusivity checks on the per-token path;
-/// every such operation there works on offsets the engine itself keeps in range.
-let engineFlags: [SwiftSetting] = [
-  .unsafeFlags(["-Ounchecked", "-enforce-exclusivity=unchecked"], .when(configuration: .release))
-]
-
 let package = Package(
   name: "cbl-attachments",
   products: [
@@ -20,8 +14,7 @@ let package = Package(
     ),
     .target(
       name: "LegacyAttachments",
-      dependencies: ["CYajl"],
-      swiftSettings: engineFlags
+      dependencies: ["CYajl"]
     ),
     .executableTarget(
       name: "cbl-attachments",

@@ -123,8 +123,12 @@ extension Invocation {
       case "--unbuffered":
         try noValue()
         invocation.unbuffered = true
-      case "-h", "--help": invocation.help = true
-      case "--version": invocation.version = true
+      case "-h", "--help":
+        try noValue()
+        invocation.help = true
+      case "--version":
+        try noValue()
+        invocation.version = true
       default:
         throw UsageError(message: "unknown option '\(name)'")
       }

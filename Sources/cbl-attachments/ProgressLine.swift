@@ -4,18 +4,16 @@ import LegacyAttachments
 /// The `--progress` line on standard error: drawn only when standard error is a terminal, at
 /// most a few times a second, and cleared at the end.
 final class ProgressLine {
-  private let enabled = isatty(2) == 1
+  private let enabled = FileDescriptor.standardError.isTerminal
   private var input = ""
   private var size: Int? = nil
   private var started = 0.0
   private var lastDrawn = 0.0
   private var drawn = false
 
-  func begin(input name: String, descriptor: Int32) {
+  func begin(input name: String, descriptor: FileDescriptor) {
     input = name
-    var info = stat()
-    size =
-      fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
+    size = (try? descriptor.status()).flatMap { $0.isRegularFile ? Int($0.size) : nil }
     started = monotonicSeconds()
     lastDrawn = 0
   }
@@ -48,6 +46,6 @@ final class ProgressLine {
 
   private func printRaw(_ text: String) {
     var text = text
-    text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    text.withUTF8 { _ = FileDescriptor.standardError.writeAll(UnsafeRawBufferPointer($0)) }
   }
 }

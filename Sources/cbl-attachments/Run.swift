@@ -1,7 +1,8 @@
 import Glibc
 import LegacyAttachments
 
-/// One run of the program: opens the inputs in order, feeds them to the converter, reports.
+/// One run of the program: checks the files it is given, opens the inputs in order, feeds them
+/// to the converter, reports.
 struct Run {
   let invocation: Invocation
 
@@ -9,21 +10,25 @@ struct Run {
   func execute() -> Int32 {
     var status: Int32 = 0
     let started = monotonicSeconds()
-    let converter = StreamConverter(
-      options: invocation.options, output: FileDescriptorSink(descriptor: 1))
-    converter.unbuffered = invocation.unbuffered
-    converter.jobs = invocation.jobs ?? defaultJobs()
+    let standardOutput = try? FileDescriptor.standardOutput.status()
+    var rejects: FileDescriptorSink? = nil
     if let path = invocation.rejectsPath {
-      let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-      guard descriptor >= 0 else {
-        printError(
-          "\(program): \(path): error: cannot open for writing: \(String(cString: strerror(errno)))"
-        )
+      if let refusal = refusal(ofRejects: path, standardOutput: standardOutput) {
+        printError(refusal)
         return 2
       }
-      converter.rejects = FileDescriptorSink(descriptor: descriptor, name: path)
+      do {
+        let descriptor = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC)
+        rejects = FileDescriptorSink(descriptor, name: path)
+      } catch {
+        printError(CommandMessages.cannotOpenForWriting(path, error))
+        return 2
+      }
     }
-    let isCheck = invocation.options.mode == .check
+    let converter = StreamConverter(
+      options: invocation.options, output: FileDescriptorSink(.standardOutput), rejects: rejects)
+    converter.unbuffered = invocation.unbuffered
+    converter.jobs = invocation.jobs ?? defaultJobs()
     var progress: ProgressLine? = nil
     if invocation.progress { progress = ProgressLine() }
     converter.diagnosticHandler = { diagnostic, input in
@@ -34,13 +39,27 @@ struct Run {
 
     for file in invocation.files {
       let name = file == "-" ? "<stdin>" : file
-      let descriptor = file == "-" ? 0 : open(file, O_RDONLY | O_CLOEXEC)
-      guard descriptor >= 0 else {
-        printError("\(program): \(file): error: cannot open: \(String(cString: strerror(errno)))")
+      let descriptor: FileDescriptor
+      if file == "-" {
+        descriptor = .standardInput
+      } else {
+        do {
+          descriptor = try FileDescriptor.open(file, O_RDONLY)
+        } catch {
+          printError(CommandMessages.cannotOpen(file, error))
+          status = 2
+          continue
+        }
+      }
+      defer { if file != "-" { descriptor.close() } }
+      if let output = standardOutput, output.isRegularFile,
+        let input = try? descriptor.status(), input.isSameFile(as: output)
+      {
+        // Reading what is being written could go on for ever (`>>`), or find nothing (`>`).
+        printError(CommandMessages.inputIsOutput(name))
         status = 2
         continue
       }
-      defer { if descriptor != 0 { close(descriptor) } }
       progress?.begin(input: name, descriptor: descriptor)
       if let line = progress {
         converter.progressHandler = { bytes, statistics in
@@ -49,11 +68,11 @@ struct Run {
       }
       let outcome: InputOutcome
       do {
-        outcome = try converter.convert(descriptor: descriptor, name: name)
+        outcome = try converter.convert(descriptor, name: name)
       } catch {
         progress?.clear()
         if error.operation == .read {
-          printError("\(program): \(name): error: cannot read: \(error)")
+          printError(CommandMessages.cannotRead(name, error))
           status = 2
           continue
         }
@@ -69,53 +88,36 @@ struct Run {
       exitForWriteError(error)
     }
     let statistics = converter.statistics
-    if isCheck {
-      printError(
-        "\(program): checked \(statistics.documents) document\(plural(statistics.documents)): "
-          + "\(statistics.rows) finding\(plural(statistics.rows)) in \(statistics.errors) document\(plural(statistics.errors))"
-      )
+    if invocation.options.mode == .check {
+      printError(CommandMessages.checkSummary(statistics))
       if statistics.rows > 0 { status = max(status, 1) }
     }
     if invocation.stats {
-      printError(summary(statistics, seconds: monotonicSeconds() - started))
+      printError(
+        CommandMessages.statistics(statistics, seconds: monotonicSeconds() - started))
     }
     return status
   }
 
-  private func summary(_ statistics: Statistics, seconds: Double) -> String {
-    let rate = seconds > 0 ? Double(statistics.bytesIn) / seconds / 1_000_000 : 0
-    return "\(program): \(counted(statistics.documents, "document")), "
-      + "\(counted(statistics.blobs, "blob")), "
-      + "\(counted(statistics.entriesAdded, "entry", "entries")) added, "
-      + "\(statistics.entriesRemoved) removed, "
-      + "\(counted(statistics.warnings, "warning")), \(counted(statistics.errors, "error")); "
-      + "\(counted(statistics.bytesIn, "byte")) in, \(counted(statistics.bytesOut, "byte")) out; "
-      + "\(formatted(seconds, digits: 3)) s (\(formatted(rate, digits: 1)) MB/s)"
+  /// Why the rejects file at `path` must not be opened (truncated), if it must not: it is one of
+  /// the inputs, or standard output. A character device (`/dev/null`) is never refused.
+  private func refusal(ofRejects path: String, standardOutput: FileStatus?) -> String? {
+    guard let target = try? FileDescriptor.status(ofPath: path), !target.isCharacterDevice else {
+      return nil
+    }
+    for file in invocation.files {
+      let input =
+        file == "-"
+        ? try? FileDescriptor.standardInput.status() : try? FileDescriptor.status(ofPath: file)
+      if let input, input.isSameFile(as: target) {
+        return CommandMessages.rejectsIsInput(path, input: file == "-" ? "<stdin>" : file)
+      }
+    }
+    if let standardOutput, standardOutput.isSameFile(as: target) {
+      return CommandMessages.rejectsIsOutput(path)
+    }
+    return nil
   }
-}
-
-/// "1 blob", "2 blobs".
-func counted(_ count: Int, _ singular: String, _ pluralForm: String? = nil) -> String {
-  "\(count) \(count == 1 ? singular : pluralForm ?? singular + "s")"
-}
-
-func plural(_ count: Int) -> String { count == 1 ? "" : "s" }
-
-/// `value` with a fixed number of decimals, without Foundation.
-func formatted(_ value: Double, digits: Int) -> String {
-  var scale = 1.0
-  for _ in 0..<digits { scale *= 10 }
-  let scaled = Int((value * scale).rounded())
-  let whole = scaled / Int(scale)
-  var fraction = String(scaled % Int(scale))
-  while fraction.count < digits { fraction = "0" + fraction }
-  return digits == 0 ? "\(whole)" : "\(whole).\(fraction)"
-}
-
-func monotonicSeconds() -> Double {
-  var now = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &now)
-  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
 /// The default for `--jobs`: one thread per processor, at most 8 (beyond that yajl's share of the
@@ -123,4 +125,10 @@ func monotonicSeconds() -> Double {
 func defaultJobs() -> Int {
   let processors = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
   return min(max(processors, 1), 8)
+}
+
+func monotonicSeconds() -> Double {
+  var now = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &now)
+  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }

@@ -4,15 +4,7 @@ import LegacyAttachments
 /// Writes a line to standard error with `write(2)` (Swift 6 rejects Glibc's `stderr` global).
 func printError(_ line: String) {
   var text = line + "\n"
-  text.withUTF8 { bytes in
-    var offset = 0
-    while offset < bytes.count {
-      let count = write(2, bytes.baseAddress! + offset, bytes.count - offset)
-      if count < 0 && errno == EINTR { continue }
-      if count <= 0 { return }
-      offset += count
-    }
-  }
+  text.withUTF8 { _ = FileDescriptor.standardError.writeAll(UnsafeRawBufferPointer($0)) }
 }
 
 /// Writes text to standard output; a closed pipe ends the program as `SIGPIPE` would.
@@ -20,7 +12,7 @@ func printOutput(_ text: String) {
   var text = text
   let failure = text.withUTF8 { bytes -> IOError? in
     do throws(IOError) {
-      try FileDescriptorSink(descriptor: 1).write(UnsafeRawBufferPointer(bytes))
+      try FileDescriptorSink(.standardOutput).write(UnsafeRawBufferPointer(bytes))
       return nil
     } catch {
       return error
@@ -36,6 +28,6 @@ func exitForWriteError(_ error: IOError) -> Never {
     signal(SIGPIPE, SIG_DFL)
     raise(SIGPIPE)
   }
-  printError("cbl-attachments: \(error.target): error: write failed: \(error)")
+  printError(CommandMessages.writeFailed(error))
   exit(2)
 }

@@ -8,8 +8,7 @@ let invocation: Invocation
 do {
   invocation = try Invocation.parse(Array(CommandLine.arguments.dropFirst()))
 } catch {
-  printError("\(program): error: \(error.message)")
-  printError("Try '\(program) --help' for more information.")
+  for line in CommandMessages.usage(error.message) { printError(line) }
   exit(2)
 }
 if invocation.help {

@@ -176,7 +176,8 @@ struct BadInputTests {
     expectRun(strict, stdout: "{\"_id\":\"ok\"}\n", stderr: message, status: 1)
     let keepGoing = try CLI.run(["--push", "--strict", "-k"], stdin: Array(input.utf8))
     expectRun(
-      keepGoing, stdout: "{\"_id\":\"ok\"}\n{\"_id\":\"after\"}\n", stderr: message, status: 1)
+      keepGoing, stdout: "{\"_id\":\"ok\"}\n{\"_id\":\"after\"}\n",
+      stderr: message.dropLast() + " (skipped 2:1 to 2:43)\n", status: 1)
   }
 
   @Test("by default the first bad document stops the whole run, later files included")
@@ -243,7 +244,7 @@ struct BadInputTests {
       result, stdout: "{\"ok\":1}\n",
       stderr: """
         cbl-attachments: missing.json: error: cannot open: No such file or directory
-        cbl-attachments: bad.json:1:1: error: document is not a JSON object (it is a string)
+        cbl-attachments: bad.json:1:1: error: document is not a JSON object (it is a string) (skipped 1:1 to 1:3)
 
         """,
       status: 2)

@@ -399,7 +399,7 @@ struct HostileInputTests {
         + "{\"m\":\(digits)}\n",
       stderr: errorLine(
         "n.json", 3, 1,
-        "document is not a JSON object (it is an array); for a file holding one array of documents, use --format list"
+        "document is not a JSON object (it is an array); for a file holding one array of documents, use --format list (skipped 3:1 to 3:100002)"
       ),
       status: 1)
   }
@@ -536,7 +536,8 @@ struct HostileInputTests {
     let lineStart = bytes("{\"ok\":1}\n") + [0] + bytes("{\"b\":2}\n{\"c\":3}\n")
     expectRun(
       try CLI.run(["--push", "-k"], stdin: lineStart), stdout: "{\"ok\":1}\n{\"c\":3}\n",
-      stderr: errorLine("<stdin>", 2, 1, "malformed JSON: invalid character"), status: 1)
+      stderr: errorLine("<stdin>", 2, 1, "malformed JSON: invalid character (skipped 2:1 to 2:8)"),
+      status: 1)
   }
 
   @Test(
@@ -670,7 +671,7 @@ struct HostileInputTests {
         + (root ? "{\"s\":1}\n" : "") + "{\"b\":2}\n",
       stderr: errorLine(
         "a.json", 2, 1,
-        "document is not a JSON object (it is an array); for a file holding one array of documents, use --format list"
+        "document is not a JSON object (it is an array); for a file holding one array of documents, use --format list (skipped 2:1 to 2:3)"
       )
         + "\(program): dir: error: cannot read: Is a directory\n"
         + (root ? "" : "\(program): secret.json: error: cannot open: Permission denied\n"),
@@ -912,20 +913,30 @@ struct HostileInputTests {
     #expect(result.status == 2 && !result.signaled, "\(result)")
   }
 
-  @Test("a full disk and a bad document: both reported, status 2")
+  @Test(
+    "a full disk before a bad document: the failed write ends the run, nothing after it is reported, status 2"
+  )
   func fullDiskAndBadDocument() throws {
     let scratch = try Scratch()
     try scratch.write("in.json", "{\"a\":1}\n[2]\n{\"c\":3}\n")
     let result = try runToFile(
       ["--pull", "-k", "in.json"], in: scratch, stdout: "/dev/full", deadline: 30)
     #expect(
-      result.stderr
-        == errorLine(
-          "in.json", 2, 1,
-          "document is not a JSON object (it is an array); for a file holding one array of documents, use --format list"
-        )
-        + "\(program): <stdout>: error: write failed: No space left on device\n", "\(result)")
+      result.stderr == "\(program): <stdout>: error: write failed: No space left on device\n",
+      "\(result)")
     #expect(result.status == 2 && !result.signaled, "\(result)")
+    // A bad document before the first write is reported; the write failure follows.
+    try scratch.write("bad-first.json", "[2]\n{\"c\":3}\n")
+    let first = try runToFile(
+      ["--pull", "-k", "bad-first.json"], in: scratch, stdout: "/dev/full", deadline: 30)
+    #expect(
+      first.stderr
+        == errorLine(
+          "bad-first.json", 1, 1,
+          "document is not a JSON object (it is an array); for a file holding one array of documents, use --format list (skipped 1:1 to 1:3)"
+        )
+        + "\(program): <stdout>: error: write failed: No space left on device\n", "\(first)")
+    #expect(first.status == 2 && !first.signaled, "\(first)")
   }
 
   @Test(

@@ -52,29 +52,33 @@ private struct Stats: Equatable, CustomStringConvertible {
   var errors: Int
   var bytesIn: Int
   var bytesOut: Int
+  /// Input bytes of rejected documents not saved (without --rejects).
+  var skipped = 0
 
   var description: String {
     "\(documents) documents, \(blobs) blobs, \(added) added, \(removed) removed, \(warnings) warnings, "
-      + "\(errors) errors; \(bytesIn) in, \(bytesOut) out"
+      + "\(errors) errors; \(bytesIn) in, \(bytesOut) out; \(skipped) skipped"
   }
 }
 
 /// The `--stats` line of standard error (the last line), decoded; nil when it has not the
 /// documented form `cbl-attachments: N documents, N blobs, N entries added, N removed,
-/// N warnings, N errors; N bytes in, N bytes out; S s (R MB/s)`. Singular nouns are accepted for
-/// a count of one.
+/// N warnings, N errors; N bytes in, N bytes out; S s (R MB/s)`, then `; N bytes skipped` when
+/// something was. Singular nouns are accepted for a count of one.
 private func stats(_ stderr: String) -> Stats? {
   guard let line = stderr.split(separator: "\n").last.map(String.init) else { return nil }
   let pattern =
     #"cbl-attachments: (\d+) documents?, (\d+) blobs?, (\d+) (?:entries|entry) added, (\d+) removed, "#
     + #"(\d+) warnings?, (\d+) errors?; (\d+) bytes in, (\d+) bytes out; \d+\.\d{3} s \(\d+\.\d MB/s\)"#
+    + #"(?:; (\d+) bytes? skipped)?"#
   guard let regex = try? Regex(pattern), let match = try? regex.wholeMatch(in: line) else {
     return nil
   }
-  let numbers = (1...8).map { Int(match.output[$0].substring ?? "") ?? -1 }
+  let numbers = (1...9).map { Int(match.output[$0].substring ?? "") ?? 0 }
   return Stats(
     documents: numbers[0], blobs: numbers[1], added: numbers[2], removed: numbers[3],
-    warnings: numbers[4], errors: numbers[5], bytesIn: numbers[6], bytesOut: numbers[7])
+    warnings: numbers[4], errors: numbers[5], bytesIn: numbers[6], bytesOut: numbers[7],
+    skipped: numbers[8])
 }
 
 /// The lines of standard error except the last (the `--stats` line).
@@ -125,7 +129,7 @@ private let knownRows = """
 private let knownWarning =
   "cbl-attachments: in.ndjson:3:16: warning: document \"c\": blob at $.r has no string \"digest\"; it gets no _attachments entry"
 private let knownNotAnObject =
-  "cbl-attachments: in.ndjson:4:1: error: document is not a JSON object (it is an array); for a file holding one array of documents, use --format list"
+  "cbl-attachments: in.ndjson:4:1: error: document is not a JSON object (it is an array); for a file holding one array of documents, use --format list (skipped 4:1 to 4:3)"
 
 /// Decodes `--check` rows to `id line problem pointer`, checking each has a non-empty detail.
 private func findingSummaries(_ output: String, sourceLocation: SourceLocation = #_sourceLocation)
@@ -192,7 +196,7 @@ struct CLIInspectionTests {
 
         """,
       stderr:
-        "cbl-attachments: <stdin>:3:1: error: document is not a JSON object (it is an array); for a file holding one array of documents, use --format list\n",
+        "cbl-attachments: <stdin>:3:1: error: document is not a JSON object (it is an array); for a file holding one array of documents, use --format list (skipped 3:1 to 3:3)\n",
       status: 1)
   }
 
@@ -323,7 +327,7 @@ struct CLIInspectionTests {
       stats(result.stderr)
         == Stats(
           documents: 5, blobs: 4, added: 3, removed: 1, warnings: 1, errors: 1,
-          bytesIn: knownInput.utf8.count, bytesOut: knownPushed.utf8.count),
+          bytesIn: knownInput.utf8.count, bytesOut: knownPushed.utf8.count, skipped: 3),
       "\(result.stderr)")
     let plain = try CLI.run(["--push", "-k", "in.ndjson"], in: scratch.directory)
     #expect(plain.stdout == result.stdout)
@@ -356,7 +360,7 @@ struct CLIInspectionTests {
       stats(result.stderr)
         == Stats(
           documents: 5, blobs: 4, added: 0, removed: 0, warnings: 0, errors: 1,
-          bytesIn: knownInput.utf8.count, bytesOut: knownRows.utf8.count),
+          bytesIn: knownInput.utf8.count, bytesOut: knownRows.utf8.count, skipped: 3),
       "\(result.stderr)")
   }
 

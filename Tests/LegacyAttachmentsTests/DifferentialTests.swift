@@ -59,7 +59,7 @@ import Testing
         case .pushLitecore: output = try document.push(naming: .litecore, strict: strict)
         case .pushLitecoreRevpos:
           output = try document.push(naming: .litecore, revpos: Self.explicitRevpos, strict: strict)
-        case .pull: output = try document.pull()
+        case .pull: output = try document.pull(strict: strict)
         }
         return .converted(output.bytes, warnings: output.warnings)
       } catch {
@@ -73,9 +73,7 @@ import Testing
       options.strict = strict
       do {
         let converted = try LegacyAttachments.convert(document, options: options)
-        return .converted(
-          converted.bytes,
-          warnings: converted.warnings.filter { $0.kind == .blobWithoutDigest }.count)
+        return .converted(converted.bytes, warnings: converted.warnings.count)
       } catch {
         return .rejected(error.diagnostic.kind)
       }
@@ -183,13 +181,15 @@ import Testing
     #expect(mismatches.isEmpty, Self.report(mismatches, of: total))
   }
 
-  @Test("strict push rejects exactly the documents with a blob without a digest")
+  @Test(
+    "strict push rejects exactly the documents with a blob without a digest, strict pull those with an entry kept for its data"
+  )
   func strictPush() {
     var mismatches: [Mismatch] = []
     var total = 0
     for document in Self.corpus(batch: 200) {
       let model = ReferenceModel.Document(document)
-      for operation in [Operation.pushJSONPath, .pushLitecore] {
+      for operation in [Operation.pushJSONPath, .pushLitecore, .pull] {
         let expected = operation.model(model, strict: true)
         let actual = operation.engine(document, strict: true)
         total += 1
@@ -304,9 +304,7 @@ import Testing
       case .converted(let bytes, let warnings):
         expected.output += bytes + [0x0A]
         expected.accepted.append(bytes)
-        if operation != .pull {
-          expected.warningLines += Array(repeating: index + 1, count: warnings)
-        }
+        expected.warningLines += Array(repeating: index + 1, count: warnings)
       case .rejected(let kind):
         expected.rejects += document + [0x0A]
         expected.errorLines.append(index + 1)
@@ -345,7 +343,7 @@ import Testing
     let sameWarnings = warnings.map(\.line) == expected.warningLines
     #expect(
       sameWarnings, "warning lines: \(difference(warnings.map(\.line), expected.warningLines))")
-    #expect(warnings.allSatisfy { $0.kind == .blobWithoutDigest })
+    #expect(warnings.allSatisfy { $0.kind == .blobWithoutDigest || $0.kind == .dataKept })
     #expect(
       expected.accepted.count > 0 && expected.errorLines.count > 0, "the corpus has both kinds")
   }
@@ -492,8 +490,23 @@ import Testing
         "push replaces earlier entries",
         attachments.count == 1
           && (attachments[0].value.members ?? []).contains {
-            ReferenceModel.isSynthesizedName($0.key.value, naming: .jsonpath)
+            ReferenceModel.isSynthesizedName($0.key.value)
           })
+      count("pull keeps an entry for its data", (pulled?.warnings ?? 0) > 0)
+      count(
+        "pull rejects non-string data",
+        {
+          if case .failure(.invalidData) = Result(catching: { () throws(ModelRejection) in
+            try ReferenceModel.pull(document)
+          }) {
+            true
+          } else {
+            false
+          }
+        }())
+      count(
+        "pull removes an entry whose blob has its data",
+        blobs.contains { $0.data != nil } && pulled.map { $0.bytes != document } ?? false)
       count("_rev", members.contains { $0.key.equals("_rev") })
       count("more than 32 blobs", blobs.count > 32)
       count(
@@ -508,7 +521,8 @@ import Testing
       "push changes the document",
       "pull changes the document", "pull removes _attachments", "push replaces earlier entries",
       "_rev",
-      "more than 32 blobs", "lone surrogate escape",
+      "more than 32 blobs", "lone surrogate escape", "pull keeps an entry for its data",
+      "pull rejects non-string data", "pull removes an entry whose blob has its data",
     ]
     for feature in features {
       #expect(

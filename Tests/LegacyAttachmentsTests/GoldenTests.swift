@@ -1,5 +1,5 @@
 import Foundation
-import LegacyAttachments
+@_spi(Testing) import LegacyAttachments
 import Testing
 
 // Golden tests in the style of yajl's test suite: every case under Golden/<case>/ holds an
@@ -12,13 +12,17 @@ import Testing
 //   <step>.rejects      the rejected documents' original text (`--rejects`); absent = none
 //   <step>.outcome      `completed`, `stopped` or `abandoned`; absent = `completed`
 //   options             optional, one per line: `format list`, `keep-going`, `strict`, `revpos N`
-//                       (`revpos` applies to the litecore steps only, as on the command line)
+//                       (`revpos` applies to the litecore steps only, as on the command line),
+//                       `no-rejects` (rejected text is not kept, as without `--rejects`: errors
+//                       say what was skipped)
 //
 // Steps: `push`, `push-litecore`, `pull`, and the chains `push-then-pull`,
 // `push-litecore-then-pull` (diagnostics and rejects of every stage, in order).
 //
 // Like yajl's runner, each step is fed to the engine with EVERY chunk size from 1 to 64 bytes (and
-// the default 64 KiB); every size must give exactly the expected result.
+// the default 64 KiB), with the engine's buffers at their usual sizes and at 16 bytes (so that the
+// input window compacts inside every token and every bad document); every run must give exactly
+// the expected result.
 
 /// The directory of the golden cases inside the test bundle.
 private let goldenRoot: URL = {
@@ -51,6 +55,7 @@ private struct GoldenCase {
   let keepGoing: Bool
   let strict: Bool
   let revpos: Int?
+  let keepsRejects: Bool
 
   init(name: String) throws {
     self.name = name
@@ -60,6 +65,7 @@ private struct GoldenCase {
     var keepGoing = false
     var strict = false
     var revpos: Int? = nil
+    var keepsRejects = true
     if let text = try? String(
       contentsOf: directory.appendingPathComponent("options"), encoding: .utf8)
     {
@@ -70,6 +76,7 @@ private struct GoldenCase {
         case "keep-going": keepGoing = true
         case "strict": strict = true
         case "revpos": revpos = Int(words[1])!
+        case "no-rejects": keepsRejects = false
         default: Issue.record("\(name)/options: unknown option line '\(line)'")
         }
       }
@@ -78,6 +85,7 @@ private struct GoldenCase {
     self.keepGoing = keepGoing
     self.strict = strict
     self.revpos = revpos
+    self.keepsRejects = keepsRejects
   }
 
   static func read(_ url: URL) throws -> [UInt8] {
@@ -134,11 +142,16 @@ private func line(_ diagnostic: Diagnostic) -> String {
   "\(diagnostic.kind.rawValue) \(diagnostic.description)"
 }
 
-private func run(_ stages: [ConversionOptions], on input: [UInt8], chunkSize: Int) -> StepResult {
+private func run(
+  _ stages: [ConversionOptions], on input: [UInt8], chunkSize: Int,
+  capacities: EngineCapacities = .standard, keepsRejects: Bool = true
+) -> StepResult {
   var result = StepResult()
   var text = input
   for options in stages {
-    let stream = LegacyAttachments.convertStream(text, options: options, chunkSize: chunkSize)
+    let stream = LegacyAttachments.convertStream(
+      text, options: options, chunkSize: chunkSize, capacities: capacities,
+      keepsRejects: keepsRejects)
     result.diagnostics += stream.diagnostics.map(line)
     result.rejects += stream.rejects
     result.outcome = describe(stream.outcome)
@@ -208,14 +221,20 @@ struct GoldenTests {
           String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         } ?? "completed")
 
-      // Every chunk size gives one and the same result...
-      let reference = run(stages, on: golden.input, chunkSize: 1)
-      for size in chunkSizes.dropFirst() {
-        let result = run(stages, on: golden.input, chunkSize: size)
+      // Every chunk size and buffer capacity gives one and the same result...
+      let keepsRejects = golden.keepsRejects
+      let reference = run(stages, on: golden.input, chunkSize: 1, keepsRejects: keepsRejects)
+      for (size, capacities) in chunkSizes.dropFirst().map({ ($0, EngineCapacities.standard) })
+        + chunkSizes.map({ ($0, EngineCapacities.tiny) })
+      {
+        let result = run(
+          stages, on: golden.input, chunkSize: size, capacities: capacities,
+          keepsRejects: keepsRejects)
         if result != reference {
+          let tiny = capacities == .tiny ? " with 16-byte buffers" : ""
           Issue.record(
             """
-            \(name) \(step): chunk size \(size) differs from chunk size 1
+            \(name) \(step): chunk size \(size)\(tiny) differs from chunk size 1
             --- chunk size 1 output:
             \(show(reference.output))--- chunk size \(size) output:
             \(show(result.output))--- diagnostics (1 / \(size)):
@@ -236,7 +255,7 @@ struct GoldenTests {
 
       // Push and pull are idempotent: converting the expected output again changes nothing.
       if stages.count == 1, !reference.diagnostics.contains(where: { $0.contains(": error: ") }) {
-        let again = run(stages, on: expected.output, chunkSize: 7)
+        let again = run(stages, on: expected.output, chunkSize: 7, capacities: .tiny)
         #expect(
           show(again.output) == show(expected.output),
           "\(name) \(step): converting the output again must change nothing")

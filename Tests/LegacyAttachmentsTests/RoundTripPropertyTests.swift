@@ -10,10 +10,12 @@ import Testing
 
   static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
 
-  /// Generated objects without a top-level `_attachments` member, as Couchbase Lite 2 writes them.
+  /// Generated objects without a top-level `_attachments` member, as Couchbase Lite 2 writes them
+  /// (a blob's inline `data` is a base64 string).
   static func liteCoreDocuments(batch: Int) -> [[UInt8]] {
     var options = DocumentGenerator.Options()
     options.attachments = false
+    options.nonStringData = false
     options.nonObjects = false
     options.duplicateAttachments = false
     var generator = DocumentGenerator(seed: 0x5EED_0000 &+ UInt64(batch), options: options)

@@ -1,10 +1,9 @@
-import Glibc
-
 /// A piece of one input, cut just before a line that starts with `{`, for one worker.
 struct Batch: Sendable {
   var index: Int
   var bytes: BatchBytes
-  var firstLine: Int
+  /// Where the piece's first byte is in its input.
+  var first: TextPosition
   var atInputStart: Bool
   /// The input ends with this batch.
   var isLast: Bool
@@ -15,35 +14,33 @@ struct Batch: Sendable {
 final class BatchBytes: @unchecked Sendable {
   let buffer: ByteBuffer
 
-  init(taking buffer: ByteBuffer) { self.buffer = buffer }
-
-  deinit { buffer.deallocate() }
+  init(taking buffer: consuming ByteBuffer) { self.buffer = buffer }
 }
 
 /// What converting one batch produced.
 struct BatchResult: Sendable {
   var output: [UInt8] = []
   var rejects: [UInt8] = []
-  var rejectMarks: [RejectMark] = []
   var diagnostics: [Diagnostic] = []
+  /// Where each reject and diagnostic falls among the output (``Results``).
+  var marks: [ResultMark] = []
   var statistics = Statistics()
   var outcome: InputOutcome = .completed
-  /// A document that continues into the next batch: its bytes and first line.
+  /// A document that continues into the next batch: its bytes and where it starts.
   var carry: [UInt8]? = nil
-  var carryLine = 0
+  var carryStart = TextPosition(line: 1, column: 1)
 }
 
-/// Converts one batch with `engine` (fresh batch state, results collected).
+/// Converts one batch with `engine` (fresh batch state, results collected), after the bytes of
+/// a document that the previous batch left open (`carry`, starting at `carryStart`).
 func convertBatch(
-  _ batch: Batch, carry: [UInt8]? = nil, carryLine: Int = 0, with engine: ConversionEngine
-)
-  -> BatchResult
-{
+  _ batch: Batch, carry: [UInt8]? = nil, carryStart: TextPosition? = nil,
+  with engine: ConversionEngine
+) -> BatchResult {
   var result = BatchResult()
   engine.statistics = Statistics()
   engine.beginBatch(
-    firstLine: carry == nil ? batch.firstLine : carryLine,
-    atInputStart: batch.atInputStart && carry == nil)
+    first: carryStart ?? batch.first, atInputStart: batch.atInputStart && carry == nil)
   if let carry { carry.withUnsafeBytes { engine.feed($0) } }
   engine.feed(UnsafeRawBufferPointer(batch.bytes.buffer.bytes))
   if batch.isLast {
@@ -52,10 +49,10 @@ func convertBatch(
     result.outcome = engine.outcome
     if let pending = engine.finishBatch() {
       result.carry = pending.carry
-      result.carryLine = pending.line
+      result.carryStart = pending.first
     }
   }
-  engine.takeResults(into: &result)
+  engine.moveResults(into: &result)
   result.statistics = engine.statistics
   result.statistics.bytesIn = 0
   return result
@@ -64,37 +61,27 @@ func convertBatch(
 /// Worker threads that convert batches in any order; results are taken in batch order.
 ///
 /// Each worker owns its own engine (and so its own yajl parser and buffers). The queue holds
-/// at most a few batches per worker, which bounds memory.
+/// at most a few batches per worker, which bounds memory. ``close()`` stops and joins the
+/// workers; it must be called before the queue is dropped (the workers hold it).
 final class WorkQueue: @unchecked Sendable {
-  private var mutex = pthread_mutex_t()
-  private var workReady = pthread_cond_t()
-  private var resultReady = pthread_cond_t()
+  private let mutex = Mutex()
+  private let workReady = Condition()
+  private let resultReady = Condition()
   private var waiting: [Batch] = []
   private var results: [Int: BatchResult] = [:]
   private var closing = false
-  private var threads: [pthread_t] = []
+  private var threads: [Thread] = []
   let options: ConversionOptions
+  let keepsRejects: Bool
+  let capacities: EngineCapacities
 
-  init(workers: Int, options: ConversionOptions) {
+  init(workers: Int, options: ConversionOptions, keepsRejects: Bool, capacities: EngineCapacities) {
     self.options = options
-    pthread_mutex_init(&mutex, nil)
-    pthread_cond_init(&workReady, nil)
-    pthread_cond_init(&resultReady, nil)
+    self.keepsRejects = keepsRejects
+    self.capacities = capacities
     for _ in 0..<workers {
-      var thread = pthread_t()
-      let context = Unmanaged.passRetained(self).toOpaque()
-      let created = pthread_create(
-        &thread, nil,
-        { context in
-          let queue = Unmanaged<WorkQueue>.fromOpaque(context!).takeRetainedValue()
-          queue.work()
-          return nil
-        }, context)
-      if created == 0 {
-        threads.append(thread)
-      } else {
-        Unmanaged<WorkQueue>.fromOpaque(context).release()
-      }
+      guard let thread = Thread({ [self] in work() }) else { break }
+      threads.append(thread)
     }
   }
 
@@ -102,55 +89,50 @@ final class WorkQueue: @unchecked Sendable {
   var hasWorkers: Bool { !threads.isEmpty }
 
   func submit(_ batch: Batch) {
-    pthread_mutex_lock(&mutex)
-    waiting.append(batch)
-    pthread_cond_signal(&workReady)
-    pthread_mutex_unlock(&mutex)
+    mutex.withLock {
+      waiting.append(batch)
+      workReady.signal()
+    }
   }
 
   /// Waits for batch `index` to be converted and takes its result.
   func result(for index: Int) -> BatchResult {
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
+    mutex.lock()
+    defer { mutex.unlock() }
     while true {
       if let result = results.removeValue(forKey: index) { return result }
-      pthread_cond_wait(&resultReady, &mutex)
+      resultReady.wait(releasing: mutex)
     }
   }
 
   /// Stops the workers (after the batches they are converting) and waits for them.
   func close() {
-    pthread_mutex_lock(&mutex)
-    closing = true
-    waiting.removeAll()
-    pthread_cond_broadcast(&workReady)
-    pthread_mutex_unlock(&mutex)
-    for thread in threads { pthread_join(thread, nil) }
+    mutex.withLock {
+      closing = true
+      waiting.removeAll()
+      workReady.broadcast()
+    }
+    for thread in threads { thread.join() }
     threads.removeAll()
   }
 
   private func work() {
-    let engine = ConversionEngine(options: options)
+    let engine = ConversionEngine(
+      options: options, keepsRejects: keepsRejects, capacities: capacities)
     while true {
-      pthread_mutex_lock(&mutex)
-      while waiting.isEmpty && !closing { pthread_cond_wait(&workReady, &mutex) }
+      mutex.lock()
+      while waiting.isEmpty && !closing { workReady.wait(releasing: mutex) }
       if closing {
-        pthread_mutex_unlock(&mutex)
+        mutex.unlock()
         return
       }
       let batch = waiting.removeFirst()
-      pthread_mutex_unlock(&mutex)
+      mutex.unlock()
       let result = convertBatch(batch, with: engine)
-      pthread_mutex_lock(&mutex)
-      results[batch.index] = result
-      pthread_cond_broadcast(&resultReady)
-      pthread_mutex_unlock(&mutex)
+      mutex.withLock {
+        results[batch.index] = result
+        resultReady.broadcast()
+      }
     }
-  }
-
-  deinit {
-    pthread_mutex_destroy(&mutex)
-    pthread_cond_destroy(&workReady)
-    pthread_cond_destroy(&resultReady)
   }
 }

@@ -1,22 +1,22 @@
-import Glibc
-
 /// Converts whole inputs (files, pipes, standard input) to an output descriptor.
 ///
 /// ```swift
 /// let converter = StreamConverter(
-///   options: ConversionOptions(mode: .push), output: FileDescriptorSink(descriptor: 1))
+///   options: ConversionOptions(mode: .push), output: FileDescriptorSink(.standardOutput))
 /// converter.diagnosticHandler = { diagnostic, input in print(diagnostic.formatted(inputName: input)) }
 /// let outcome = try converter.convert(descriptor: 0, name: "<stdin>")
 /// try converter.finish()
 /// ```
 ///
 /// Output only ever holds whole documents; it is written when 64 KiB have gathered, at the end,
-/// and with ``unbuffered`` after every document.
+/// when a rejected document or a diagnostic is waiting (so that everything goes out in input
+/// order), and with ``unbuffered`` after every document.
 public final class StreamConverter {
   public let options: ConversionOptions
   public let output: FileDescriptorSink
-  /// Where rejected documents' original text goes (`--rejects`), if anywhere.
-  public var rejects: FileDescriptorSink?
+  /// Where rejected documents' original text goes (`--rejects`), if anywhere. Without it,
+  /// errors that reject input say what was skipped.
+  public let rejects: FileDescriptorSink?
   /// Called for every warning and error, with the name of the input it is in.
   public var diagnosticHandler: (Diagnostic, String) -> Void = { _, _ in }
   /// Called after each read with the bytes read so far from the current input.
@@ -32,25 +32,40 @@ public final class StreamConverter {
   /// enough that a few batches per worker in flight stay within the memory budget. Tests make
   /// it tiny to cut documents everywhere.
   var batchBytes = 1 << 20
+  /// The engines' starting buffer sizes (tests make them tiny).
+  let capacities: EngineCapacities
 
   /// Counters of work done outside the engine (parallel runs): bytes read, and results of
   /// batches.
   var statisticsOffset = Statistics()
   private var workQueue: WorkQueue? = nil
 
-  private let engine: ConversionEngine
+  let engine: ConversionEngine
   private var currentInput = "<stdin>"
 
-  public init(options: ConversionOptions, output: FileDescriptorSink) {
-    self.options = options
-    self.output = output
-    engine = ConversionEngine(options: options)
+  public convenience init(
+    options: ConversionOptions, output: FileDescriptorSink, rejects: FileDescriptorSink? = nil
+  ) {
+    self.init(options: options, output: output, rejects: rejects, capacities: .standard)
   }
 
-  /// Counters so far.
-  public var statistics: Statistics { statisticsSoFar }
+  @_spi(Testing) public init(
+    options: ConversionOptions, output: FileDescriptorSink, rejects: FileDescriptorSink?,
+    capacities: EngineCapacities
+  ) {
+    self.options = options
+    self.output = output
+    self.rejects = rejects
+    self.capacities = capacities
+    engine = ConversionEngine(
+      options: options, keepsRejects: rejects != nil, capacities: capacities)
+  }
 
-  var statisticsSoFar: Statistics {
+  /// A converter dropped without ``finish()`` stops its worker threads.
+  deinit { dropWorkQueue() }
+
+  /// Counters so far.
+  public var statistics: Statistics {
     var total = engine.statistics
     total.add(statisticsOffset)
     return total
@@ -61,12 +76,20 @@ public final class StreamConverter {
 
   /// Converts everything readable from `descriptor`, named `name` in messages.
   public func convert(descriptor: Int32, name: String) throws(IOError) -> InputOutcome {
+    try convert(FileDescriptor(rawValue: descriptor), name: name)
+  }
+
+  /// Converts everything readable from `descriptor`, named `name` in messages.
+  public func convert(_ descriptor: FileDescriptor, name: String) throws(IOError) -> InputOutcome {
     currentInput = name
     if runsInParallel {
-      if workQueue == nil { workQueue = WorkQueue(workers: jobs, options: options) }
+      if workQueue == nil {
+        workQueue = WorkQueue(
+          workers: jobs, options: options, keepsRejects: rejects != nil, capacities: capacities)
+      }
       if let queue = workQueue, queue.hasWorkers {
         do {
-          let outcome = try convertInParallel(descriptor: descriptor, name: name, queue: queue)
+          let outcome = try convertInParallel(descriptor, name: name, queue: queue)
           if outcome != .completed { dropWorkQueue() }
           return outcome
         } catch {
@@ -76,20 +99,19 @@ public final class StreamConverter {
       }
     }
     engine.lineAtATime = unbuffered
-    engine.resetOutcome()
-    return try readToEnd(descriptor: descriptor, name: name, alreadyRead: 0)
+    return try readToEnd(descriptor, name: name, alreadyRead: 0)
   }
 
   /// Converts what is left of `descriptor` on this thread, with ``engine``.
-  func readToEnd(descriptor: Int32, name: String, alreadyRead: Int) throws(IOError)
+  func readToEnd(_ descriptor: FileDescriptor, name: String, alreadyRead: Int) throws(IOError)
     -> InputOutcome
   {
     var total = alreadyRead
-    while engine.outcome == .completed {
+    while engine.stop == nil {
       let count = try engine.read(from: descriptor, maximum: readSize, name: name)
       total += count
       try deliver(final: count == 0)
-      progressHandler?(total, statisticsSoFar)
+      progressHandler?(total, statistics)
       if count == 0 { break }
     }
     let outcome = engine.finishReading()
@@ -98,28 +120,26 @@ public final class StreamConverter {
   }
 
   /// Continues an input on this thread from the middle: `carry` then `pending` (already read
-  /// and counted) start at line `firstLine`.
+  /// and counted) start at `first`.
   func continueOnThisThread(
-    descriptor: Int32, name: String, carry: [UInt8]?, pending: UnsafeRawBufferPointer,
-    firstLine: Int, atInputStart: Bool, alreadyRead: Int
+    _ descriptor: FileDescriptor, name: String, carry: [UInt8]?, pending: UnsafeRawBufferPointer,
+    first: TextPosition, atInputStart: Bool, alreadyRead: Int
   ) throws(IOError) -> InputOutcome {
     engine.lineAtATime = false
-    engine.resetOutcome()
-    engine.beginBatch(firstLine: firstLine, atInputStart: atInputStart)
+    engine.beginBatch(first: first, atInputStart: atInputStart)
     if let carry { carry.withUnsafeBytes { engine.feed($0) } }
     engine.feed(pending)
     engine.statistics.bytesIn -= (carry?.count ?? 0) + pending.count
     try deliver(final: false)
-    return try readToEnd(descriptor: descriptor, name: name, alreadyRead: alreadyRead)
+    return try readToEnd(descriptor, name: name, alreadyRead: alreadyRead)
   }
 
   /// Converts bytes already in memory as one input named `name`.
   public func convert(bytes: UnsafeRawBufferPointer, name: String) throws(IOError) -> InputOutcome {
     currentInput = name
     engine.lineAtATime = unbuffered
-    engine.resetOutcome()
     var offset = 0
-    while offset < bytes.count && engine.outcome == .completed {
+    while offset < bytes.count && engine.stop == nil {
       let length = min(readSize, bytes.count - offset)
       engine.feed(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length]))
       offset += length
@@ -130,13 +150,13 @@ public final class StreamConverter {
     return outcome
   }
 
-  /// Ends the run: closes `--format list` output and writes what is left.
   /// Stops the worker threads (a stopped run leaves batches behind that nobody will take).
   private func dropWorkQueue() {
     workQueue?.close()
     workQueue = nil
   }
 
+  /// Ends the run: closes `--format list` output and writes what is left.
   public func finish() throws(IOError) {
     dropWorkQueue()
     engine.finishOutput()
@@ -145,19 +165,22 @@ public final class StreamConverter {
 
   /// Writes a batch's results, in order.
   func deliver(_ result: BatchResult) throws(IOError) {
-    for diagnostic in result.diagnostics { diagnosticHandler(diagnostic, currentInput) }
     statisticsOffset.add(result.statistics)
     statisticsOffset.bytesOut += result.output.count
     let output = self.output
     let rejects = self.rejects
+    let report = diagnosticHandler
+    let input = currentInput
     var failure: IOError? = nil
     result.output.withUnsafeBytes { outputBytes in
       result.rejects.withUnsafeBytes { rejectBytes in
         do throws(IOError) {
-          try writeInOrder(
-            output: outputBytes, rejects: rejectBytes, marks: result.rejectMarks,
-            output: { bytes throws(IOError) in try output.write(bytes) },
-            rejects: { bytes throws(IOError) in try rejects?.write(bytes) })
+          try Results.deliver(
+            output: outputBytes, rejects: rejectBytes, diagnostics: result.diagnostics,
+            marks: result.marks,
+            writeOutput: { bytes throws(IOError) in try output.write(bytes) },
+            writeRejects: { bytes throws(IOError) in try rejects?.write(bytes) },
+            report: { report($0, input) })
         } catch {
           failure = error
         }
@@ -167,19 +190,20 @@ public final class StreamConverter {
   }
 
   private func deliver(final: Bool) throws(IOError) {
-    for diagnostic in engine.takeDiagnostics() { diagnosticHandler(diagnostic, currentInput) }
-    // With rejected documents pending, everything goes out now, in input order, so that a
-    // failing rejects file stops the output exactly before the document it could not save.
-    let hasRejects = engine.pendingRejectsCount > 0
-    guard final || unbuffered || hasRejects || engine.pendingOutputCount >= 1 << 16 else {
-      return
-    }
+    // With a rejected document or a diagnostic waiting, everything goes out now, in input
+    // order, so that a failing rejects file stops the output exactly before the document it
+    // could not save, and nothing after it is reported.
+    guard
+      final || unbuffered || engine.hasPendingMarks || engine.pendingOutputCount >= 1 << 16
+    else { return }
     statisticsOffset.bytesOut += engine.pendingOutputCount
     let output = self.output
     let rejects = self.rejects
-    try engine.takeOutputAndRejects(
+    let report = diagnosticHandler
+    let input = currentInput
+    try engine.deliver(
       output: { bytes throws(IOError) in try output.write(bytes) },
-      rejects: { bytes throws(IOError) in try rejects?.write(bytes) })
+      rejects: { bytes throws(IOError) in try rejects?.write(bytes) },
+      diagnostic: { report($0, input) })
   }
-
 }

@@ -1,11 +1,13 @@
 import Glibc
 
-/// A growable byte buffer with manual memory management.
+/// A growable byte buffer that owns its memory.
 ///
 /// The engine keeps its input, its output and its scratch text in `ByteBuffer`s so that the
-/// per-token path never touches reference counting or copy-on-write checks. The owner calls
-/// ``deallocate()`` exactly once.
-struct ByteBuffer {
+/// per-token path never touches reference counting or copy-on-write checks. It cannot be copied,
+/// so exactly one owner frees the memory, when it goes.
+///
+/// `base` moves when the buffer grows: read it again after every append.
+struct ByteBuffer: ~Copyable {
   private(set) var base: UnsafeMutablePointer<UInt8>
   /// Number of bytes in use.
   var count: Int
@@ -18,7 +20,7 @@ struct ByteBuffer {
     self.capacity = size
   }
 
-  func deallocate() { free(base) }
+  deinit { free(base) }
 
   /// Makes room for at least `extra` more bytes. Growth is by half again, not doubling, so that a
   /// single huge document costs little more than its own size.
@@ -88,6 +90,11 @@ struct ByteBuffer {
     }
   }
 
+  mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+    guard let start = bytes.baseAddress, bytes.count > 0 else { return }
+    append(start, count: bytes.count)
+  }
+
   mutating func append(_ bytes: UnsafeRawBufferPointer) {
     guard let start = bytes.baseAddress, bytes.count > 0 else { return }
     append(start.assumingMemoryBound(to: UInt8.self), count: bytes.count)
@@ -127,60 +134,8 @@ struct ByteBuffer {
     count = rest
   }
 
+  /// The bytes in use; valid until the buffer next changes.
   var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
 
   func copyToArray() -> [UInt8] { Array(bytes) }
-}
-
-/// A growable stack of trivial values with manual memory management, for the engine's per-token
-/// bookkeeping (open containers, spans, attachment records).
-struct RawStack<Element: BitwiseCopyable> {
-  private(set) var base: UnsafeMutablePointer<Element>
-  private(set) var count: Int
-  private var capacity: Int
-
-  init(capacity: Int = 64) {
-    self.capacity = max(capacity, 4)
-    base = .allocate(capacity: self.capacity)
-    count = 0
-  }
-
-  func deallocate() { base.deallocate() }
-
-  @inline(__always)
-  mutating func push(_ element: Element) {
-    if count == capacity { grow() }
-    (base + count).initialize(to: element)
-    count += 1
-  }
-
-  @inline(never)
-  private mutating func grow() {
-    let newCapacity = capacity * 2
-    let newBase = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
-    newBase.update(from: base, count: count)
-    base.deallocate()
-    base = newBase
-    capacity = newCapacity
-  }
-
-  @inline(__always)
-  mutating func pop() -> Element {
-    count -= 1
-    return base[count]
-  }
-
-  @inline(__always)
-  mutating func removeAll() { count = 0 }
-
-  @inline(__always)
-  mutating func truncate(to newCount: Int) { count = newCount }
-
-  @inline(__always)
-  subscript(index: Int) -> Element {
-    get { base[index] }
-    nonmutating set { base[index] = newValue }
-  }
-
-  var isEmpty: Bool { count == 0 }
 }

@@ -50,7 +50,6 @@ enum JSONText {
   /// Decodes a JSON string token into a new array (for tests and cold paths).
   static func decodeString(_ token: UnsafeBufferPointer<UInt8>) -> [UInt8] {
     var scratch = ByteBuffer(capacity: token.count)
-    defer { scratch.deallocate() }
     decodeString(token, into: &scratch)
     return scratch.copyToArray()
   }
@@ -147,34 +146,29 @@ enum JSONText {
     output.append(UInt8(ascii: "\""))
   }
 
-  /// Appends an object key as one step of a `jsonpath` attachment name: `\`, `.` and `[` get a
-  /// backslash in front so that the name reads back unambiguously.
-  static func appendPathKey(_ key: UnsafeBufferPointer<UInt8>, to output: inout ByteBuffer) {
-    guard let base = key.baseAddress else { return }
-    var runStart = 0
-    for index in 0..<key.count {
-      let byte = base[index]
-      guard byte == UInt8(ascii: "\\") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "[")
-      else { continue }
-      output.append(base + runStart, count: index - runStart)
-      output.append(UInt8(ascii: "\\"))
-      runStart = index
+  /// Whether two string tokens decode to the same text. Tokens without escapes compare byte for
+  /// byte; only a token with a backslash is decoded.
+  static func decodedEqual(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>)
+    -> Bool
+  {
+    if a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+    {
+      return true
     }
-    output.append(base + runStart, count: key.count - runStart)
+    if !hasEscape(a) && !hasEscape(b) { return false }
+    return decodeString(a) == decodeString(b)
   }
 
-  /// Appends an object key as an RFC 6901 JSON Pointer reference token (`~` → `~0`, `/` → `~1`).
-  static func appendPointerKey(_ key: UnsafeBufferPointer<UInt8>, to output: inout ByteBuffer) {
-    guard let base = key.baseAddress else { return }
-    var runStart = 0
-    for index in 0..<key.count {
-      let byte = base[index]
-      guard byte == UInt8(ascii: "~") || byte == UInt8(ascii: "/") else { continue }
-      output.append(base + runStart, count: index - runStart)
-      output.append(byte == UInt8(ascii: "~") ? "~0" : "~1")
-      runStart = index + 1
-    }
-    output.append(base + runStart, count: key.count - runStart)
+  /// ``decodedEqual(_:_:)`` of the tokens `a` and `b` of `text`.
+  static func decodedEqual(_ a: Span, _ b: Span, in text: UnsafeBufferPointer<UInt8>) -> Bool {
+    decodedEqual(
+      UnsafeBufferPointer(rebasing: text[a.start..<a.end]),
+      UnsafeBufferPointer(rebasing: text[b.start..<b.end]))
+  }
+
+  private static func hasEscape(_ token: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let base = token.baseAddress, token.count > 0 else { return false }
+    return memchr(base, Int32(UInt8(ascii: "\\")), token.count) != nil
   }
 
   /// The content of a string token without its quotes when it holds no escape (so its decoded

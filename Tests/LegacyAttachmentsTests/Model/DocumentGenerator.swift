@@ -35,6 +35,8 @@ struct DocumentGenerator {
     var nonObjects = true
     /// Whether some documents have two top-level `_attachments` members.
     var duplicateAttachments = true
+    /// Whether some `data` members are not strings (Couchbase Lite writes base64 strings).
+    var nonStringData = true
   }
 
   var random: SplitMix64
@@ -81,7 +83,12 @@ struct DocumentGenerator {
   static let legacyNames: [String] = [
     "photo.jpg", "$.a", "$[0]", "$.photos.thumbnail", "$.a\\.b", "$", "$x", "$$.a", "blob_",
     "blob_/a", "blob_/photos/gallery/2", "blob", "Blob_/a", "a", "", "$.é", "blob_/~1",
+    "blob_1", "blob_27", "blob_1a", "blob_notes.txt", "blob_/~2", "blob_/", "$.", "$..a", "$[]",
+    "$[x]", "$.a\\x", "$.a\\.b[3]", "$[0", "$.a[1].b",
   ]
+
+  /// Attachment bytes as base64 (`data`), some equal, one empty.
+  static let bodies = ["aGVsbG8=", "aGVsbG8=", "aGVsbG8=", "d29ybGQ=", ""]
 
   // MARK: Documents
 
@@ -131,6 +138,26 @@ struct DocumentGenerator {
       members.append(RawMember(key: key(randomKey(topLevel: true)), value: .array(blobs)))
     }
     members.shuffle(using: &random)
+    if options.attachments && random.percent(6) {
+      // As `GET /db/doc?attachments=true` returns a pushed document: a blob and its entry, the
+      // entry with the bytes, the blob with the same bytes or other ones or none.
+      let digest = RawMember(key: key("digest"), value: .string(string(random.pick(Self.digests))))
+      let body = random.pick(Self.bodies)
+      var blob = [RawMember(key: key("@type"), value: .string(string("blob"))), digest]
+      if random.percent(60) {
+        blob.append(RawMember(key: key("data"), value: .string(string(body))))
+      }
+      members.append(RawMember(key: key("file"), value: .object(blob)))
+      let data: RawJSON =
+        random.percent(15)
+        ? .scalar(Array("17".utf8))
+        : .string(string(random.percent(70) ? body : random.pick(Self.bodies)))
+      let entry = RawJSON.object([digest, RawMember(key: key("data"), value: data)])
+      members.append(
+        RawMember(
+          key: key("_attachments"), value: .object([RawMember(key: key("$.file"), value: entry)])))
+      return .object(members)
+    }
     if options.attachments && random.percent(35) {
       let count = options.duplicateAttachments && random.percent(6) ? 2 : 1
       for _ in 0..<count {
@@ -233,6 +260,7 @@ struct DocumentGenerator {
       if random.percent(15) {
         members.append(RawMember(key: key(randomKey(topLevel: false)), value: value(depth: 4)))
       }
+      if random.percent(10) { members.append(RawMember(key: key("data"), value: dataValue())) }
       if random.percent(5) { members.append(RawMember(key: key("digest"), value: digestValue())) }
       members.shuffle(using: &random)
       return .object(members)
@@ -248,6 +276,15 @@ struct DocumentGenerator {
         : .object([RawMember(key: key("sha1"), value: .string(string("x")))])
     }
     return .string(string(random.pick(Self.digests)))
+  }
+
+  /// A `data` value: usually base64 bytes from the pool (escaped differently each time), now and
+  /// then not a string.
+  mutating func dataValue() -> RawJSON {
+    if options.nonStringData && random.percent(10) {
+      return .scalar(Array(random.pick(["null", "17", "true"]).utf8))
+    }
+    return .string(string(random.pick(Self.bodies)))
   }
 
   /// A random value; containers get rarer with depth.
@@ -304,6 +341,7 @@ struct DocumentGenerator {
       members.append(
         RawMember(key: key("revpos"), value: .scalar(Array("\(random.below(9) + 1)".utf8))))
     }
+    if random.percent(10) { members.append(RawMember(key: key("data"), value: dataValue())) }
     if random.percent(4) {
       // A second `@type` that is not "blob": the object is a blob all the same.
       members.append(RawMember(key: key("@type"), value: .string(string("other"))))

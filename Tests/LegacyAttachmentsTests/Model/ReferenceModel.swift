@@ -14,6 +14,10 @@ enum ModelRejection: Error, Equatable {
   case attachmentsNotObject
   /// Push with `strict`: a blob reference without a string digest.
   case blobWithoutDigest
+  /// Pull: an entry to remove has a `data` member that is not a string.
+  case invalidData
+  /// Pull with `strict`: an entry that carries bytes no blob holds is kept (a warning).
+  case dataKept
 
   /// The engine's diagnostic kind for the same rejection.
   var kind: Diagnostic.Kind {
@@ -23,6 +27,8 @@ enum ModelRejection: Error, Equatable {
     case .duplicateAttachments: .duplicateAttachments
     case .attachmentsNotObject: .attachmentsNotObject
     case .blobWithoutDigest: .blobWithoutDigest
+    case .invalidData: .invalidData
+    case .dataKept: .dataKept
     }
   }
 }
@@ -31,7 +37,8 @@ enum ModelRejection: Error, Equatable {
 struct ModelOutput: Equatable {
   /// The compact converted document.
   var bytes: [UInt8]
-  /// Blob references without a string digest (push warnings; 0 for pull).
+  /// Warnings: blob references without a string digest (push), entries kept for their `data`
+  /// (pull).
   var warnings: Int
 }
 
@@ -48,6 +55,8 @@ enum ReferenceModel {
     var members: [RawMember]
     /// The decoded value of the last `digest` member, when that member is a string.
     var digest: [UInt8]?
+    /// The decoded value of the last `data` member, when that member is a string.
+    var data: [UInt8]?
   }
 
   static let attachmentsKey = Array("_attachments".utf8)
@@ -56,6 +65,7 @@ enum ReferenceModel {
   static let stubKey = Array("stub".utf8)
   static let revposKey = Array("revpos".utf8)
   static let revKey = Array("_rev".utf8)
+  static let dataKey = Array("data".utf8)
   static let blobValue = Array("blob".utf8)
 
   /// A document parsed once, for converting it several ways.
@@ -82,8 +92,8 @@ enum ReferenceModel {
         members.get(), blobs: blobs, naming: naming, revpos: revpos, strict: strict)
     }
 
-    func pull() throws(ModelRejection) -> ModelOutput {
-      try ReferenceModel.pull(members.get(), blobs: blobs)
+    func pull(strict: Bool = false) throws(ModelRejection) -> ModelOutput {
+      try ReferenceModel.pull(members.get(), blobs: blobs, strict: strict)
     }
   }
 
@@ -123,7 +133,7 @@ enum ReferenceModel {
 
     if let attachmentsIndex {
       if let existing = members[attachmentsIndex].value.members {
-        let kept = existing.filter { !isSynthesizedName($0.key.value, naming: naming) }
+        let kept = existing.filter { !isSynthesizedName($0.key.value) }
         members[attachmentsIndex].value = .object(kept + made)
       }
     } else if !made.isEmpty {
@@ -132,13 +142,18 @@ enum ReferenceModel {
     return ModelOutput(bytes: RawJSON.object(members).serialized(), warnings: warnings)
   }
 
-  /// `$.` or `$[` for `jsonpath`, `blob_` for `litecore` (decoded names).
-  static func isSynthesizedName(_ name: [UInt8], naming: Naming) -> Bool {
-    switch naming {
-    case .jsonpath: name.starts(with: "$.".utf8) || name.starts(with: "$[".utf8)
-    case .litecore: name.starts(with: "blob_".utf8)
-    }
+  /// SPEC.md push rule 3, as three regular expressions over the decoded name: `$` and one or
+  /// more `jsonpath` steps, `blob_/` and a JSON Pointer, or `blob_` and digits.
+  static func isSynthesizedName(_ name: [UInt8]) -> Bool {
+    let text = String(decoding: name, as: UTF8.self)
+    return synthesizedPatterns.contains { (try? $0.wholeMatch(in: text)) != nil }
   }
+
+  nonisolated(unsafe) static let synthesizedPatterns: [Regex<AnyRegexOutput>] = [
+    #"\$(?:\.(?:[^\\.\[]|\\[\\.\[])*|\[[0-9]+\])+"#,
+    #"blob_/(?:[^~]|~[01])*"#,
+    #"blob_[0-9]+"#,
+  ].map { try! Regex($0).matchingSemantics(.unicodeScalar) }
 
   /// `$` then `.key` (with `\`, `.`, `[` backslash-escaped) or `[index]` per step.
   static func jsonpathName(_ path: [Step]) -> [UInt8] {
@@ -201,15 +216,30 @@ enum ReferenceModel {
     try Document(document).pull()
   }
 
-  static func pull(_ topLevel: [RawMember], blobs: [BlobReference]) -> ModelOutput {
+  static func pull(_ topLevel: [RawMember], blobs: [BlobReference], strict: Bool = false)
+    throws(ModelRejection) -> ModelOutput
+  {
     var members = topLevel
+    var warnings = 0
     let digests = Set(blobs.compactMap(\.digest))
     if let attachmentsIndex = members.firstIndex(where: { $0.key.equals(attachmentsKey) }),
       let entries = members[attachmentsIndex].value.members
     {
-      let kept = entries.filter { entry in
-        guard let digest = digest(of: entry.value) else { return true }
-        return !digests.contains(digest)
+      var kept: [RawMember] = []
+      for entry in entries {
+        guard let digest = digest(of: entry.value), digests.contains(digest) else {
+          kept.append(entry)
+          continue
+        }
+        if let data = entry.value.members?.last(where: { $0.key.equals(dataKey) })?.value {
+          // The entry carries the bytes: it goes only when a blob with its digest has them too.
+          guard let bytes = data.string?.value else { throw .invalidData }
+          if !blobs.contains(where: { $0.digest == digest && $0.data == bytes }) {
+            if strict { throw .dataKept }
+            warnings += 1
+            kept.append(entry)
+          }
+        }
       }
       if kept.count < entries.count && kept.isEmpty {
         members.remove(at: attachmentsIndex)
@@ -217,7 +247,7 @@ enum ReferenceModel {
         members[attachmentsIndex].value = .object(kept)
       }
     }
-    return ModelOutput(bytes: RawJSON.object(members).serialized(), warnings: 0)
+    return ModelOutput(bytes: RawJSON.object(members).serialized(), warnings: warnings)
   }
 
   // MARK: Shared
@@ -257,7 +287,9 @@ enum ReferenceModel {
       switch value {
       case .object(let members):
         if isBlob(value) {
-          found.append(BlobReference(path: path, members: members, digest: digest(of: value)))
+          let data = members.last { $0.key.equals(dataKey) }?.value.string?.value
+          found.append(
+            BlobReference(path: path, members: members, digest: digest(of: value), data: data))
           return
         }
         for member in members {

@@ -66,8 +66,8 @@ func convertFile(_ input: [UInt8], options: ConversionOptions, jobs: Int, batchB
     close(rejectsDescriptor)
   }
   let converter = StreamConverter(
-    options: options, output: FileDescriptorSink(descriptor: outputDescriptor))
-  converter.rejects = FileDescriptorSink(descriptor: rejectsDescriptor, name: "rejects")
+    options: options, output: FileDescriptorSink(descriptor: outputDescriptor),
+    rejects: FileDescriptorSink(descriptor: rejectsDescriptor, name: "rejects"))
   converter.jobs = jobs
   converter.batchBytes = batchBytes
   var diagnostics: [String] = []

@@ -1,0 +1,62 @@
+/// A problem found in one document, located by line and column.
+public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
+  public enum Severity: String, Sendable {
+    case warning
+    case error
+  }
+
+  /// What kind of problem; the `--check` name of each is its raw value.
+  public enum Kind: String, Sendable {
+    case malformedJSON = "malformed-json"
+    case notAnObject = "not-an-object"
+    case duplicateAttachments = "duplicate-attachments"
+    case attachmentsNotObject = "attachments-not-object"
+    case blobWithoutDigest = "blob-without-digest"
+    /// Pull kept an `_attachments` entry that carries the attachment's bytes (`data`).
+    case dataKept = "data-kept"
+    /// An `_attachments` entry's `data` is not a string.
+    case invalidData = "invalid-data"
+  }
+
+  public var severity: Severity
+  public var kind: Kind
+  /// 1-based line of the input where the problem is.
+  public var line: Int
+  /// 1-based column, in characters (Unicode scalars), of that line.
+  public var column: Int
+  /// What is wrong, for people.
+  public var message: String
+  /// The document's `_id`, when it is known.
+  public var documentID: String?
+
+  public init(
+    severity: Severity, kind: Kind, line: Int, column: Int, message: String,
+    documentID: String? = nil
+  ) {
+    self.severity = severity
+    self.kind = kind
+    self.line = line
+    self.column = column
+    self.message = message
+    self.documentID = documentID
+  }
+
+  /// `LINE:COLUMN: error: MESSAGE`, the part of the report after the input's name.
+  public var description: String {
+    var text = "\(line):\(column): \(severity.rawValue): "
+    if let documentID { text += "document \(Diagnostic.quoted(documentID)): " }
+    return text + message
+  }
+
+  /// The full line written to standard error: `cbl-attachments: FILE:LINE:COLUMN: error: MESSAGE`.
+  public func formatted(inputName: String, program: String = "cbl-attachments") -> String {
+    "\(program): \(inputName):\(description)"
+  }
+
+  static func quoted(_ text: String) -> String {
+    var bytes = ByteBuffer(capacity: text.utf8.count + 2)
+    var copy = text
+    copy.withUTF8 { JSONText.appendQuoted($0, to: &bytes) }
+    return String(decoding: bytes.bytes, as: UTF8.self)
+  }
+}

@@ -1,0 +1,114 @@
+/// Converting documents held in memory.
+///
+/// ```swift
+/// let pushed = try LegacyAttachments.push(Array(#"{"a":{"@type":"blob","digest":"sha1-x"}}"#.utf8))
+/// // {"a":{"@type":"blob","digest":"sha1-x"},"_attachments":{"$.a":{"digest":"sha1-x"}}}
+/// let original = try LegacyAttachments.pull(pushed)
+/// ```
+///
+/// For files, pipes and file descriptors use ``StreamConverter``.
+public enum LegacyAttachments {
+  /// Pushes one document: adds an `_attachments` entry for every blob. Returns the compact
+  /// document without a trailing newline.
+  public static func push(
+    _ document: [UInt8], naming: Naming = .jsonpath, revpos: Int? = nil
+  ) throws(DocumentError) -> [UInt8] {
+    try convert(document, options: ConversionOptions(mode: .push, naming: naming, revpos: revpos))
+      .bytes
+  }
+
+  /// Pulls one document: removes the `_attachments` entries that match a blob by digest.
+  public static func pull(_ document: [UInt8]) throws(DocumentError) -> [UInt8] {
+    try convert(document, options: ConversionOptions(mode: .pull)).bytes
+  }
+
+  /// Converts exactly one document with `options` (framing, keep-going and rejects do not
+  /// apply). Errors (and, with `strict`, warnings) are thrown; warnings are returned.
+  public static func convert(_ document: [UInt8], options: ConversionOptions) throws(DocumentError)
+    -> ConvertedDocument
+  {
+    var single = options
+    single.framing = .lines
+    single.keepGoing = false
+    let result = convertStream(document, options: single)
+    if let error = result.diagnostics.first(where: { $0.severity == .error }) {
+      throw DocumentError(diagnostic: error)
+    }
+    guard result.statistics.documents == 1 else {
+      throw DocumentError(
+        diagnostic: Diagnostic(
+          severity: .error, kind: .malformedJSON, line: 1, column: 1,
+          message: result.statistics.documents == 0
+            ? Messages.noDocument : Messages.severalDocuments))
+    }
+    var bytes = result.output
+    if bytes.last == 0x0A { bytes.removeLast() }
+    return ConvertedDocument(bytes: bytes, warnings: result.diagnostics)
+  }
+
+  /// Converts a whole stream held in memory, fed to the engine `chunkSize` bytes at a time
+  /// (any size from 1 up gives the same result).
+  public static func convertStream(
+    _ input: [UInt8], options: ConversionOptions, chunkSize: Int = 1 << 16
+  ) -> StreamResult {
+    convertStream(input, options: options, chunkSize: chunkSize, capacities: .standard)
+  }
+
+  /// ``convertStream(_:options:chunkSize:)`` with the engine's buffers starting at `capacities`,
+  /// and, unless `keepsRejects`, rejected text only counted and reported as skipped (as the
+  /// command line does without `--rejects`).
+  @_spi(Testing) public static func convertStream(
+    _ input: [UInt8], options: ConversionOptions, chunkSize: Int = 1 << 16,
+    capacities: EngineCapacities, keepsRejects: Bool = true
+  ) -> StreamResult {
+    let engine = ConversionEngine(
+      options: options, keepsRejects: keepsRejects, capacities: capacities)
+    var result = StreamResult()
+    func collect() {
+      engine.deliver(
+        output: { result.output.append(contentsOf: $0) },
+        rejects: { result.rejects.append(contentsOf: $0) },
+        diagnostic: { result.diagnostics.append($0) })
+    }
+    input.withUnsafeBytes { bytes in
+      var offset = 0
+      let step = max(1, chunkSize)
+      while offset < bytes.count && engine.stop == nil {
+        let end = min(bytes.count, offset + step)
+        engine.feed(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
+        collect()
+        offset = end
+      }
+    }
+    result.outcome = engine.finishReading()
+    engine.finishOutput()
+    collect()
+    result.statistics = engine.statistics
+    result.statistics.bytesOut = result.output.count
+    return result
+  }
+}
+
+/// One converted document and the warnings it raised.
+public struct ConvertedDocument: Sendable, Equatable {
+  /// The compact document, without a trailing newline.
+  public var bytes: [UInt8]
+  public var warnings: [Diagnostic]
+}
+
+/// A document that could not be converted.
+public struct DocumentError: Error, Sendable, Equatable, CustomStringConvertible {
+  public var diagnostic: Diagnostic
+  public var description: String { diagnostic.description }
+}
+
+/// Everything a stream conversion produced.
+public struct StreamResult: Sendable, Equatable {
+  /// Converted documents (or `--list`/`--check` rows).
+  public var output: [UInt8] = []
+  /// Original text of rejected documents, each ending in a newline.
+  public var rejects: [UInt8] = []
+  public var diagnostics: [Diagnostic] = []
+  public var statistics = Statistics()
+  public var outcome: InputOutcome = .completed
+}

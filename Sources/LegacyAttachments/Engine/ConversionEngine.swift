@@ -1,0 +1,654 @@
+import CYajl
+
+/// How far an input got.
+public enum InputOutcome: Sendable, Equatable {
+  /// Every document was read (some may have been rejected with `--keep-going`).
+  case completed
+  /// A bad document stopped the run (no `--keep-going`); everything before it was written.
+  case stopped
+  /// The input's framing is broken (a malformed `--format list` array): the documents before the
+  /// break were converted, the rest of the input was not.
+  case abandoned
+}
+
+/// The sizes the engine's buffers start at. They grow as needed; tests make them tiny so that
+/// the input window compacts inside every token and every document.
+@_spi(Testing) public struct EngineCapacities: Sendable, Equatable {
+  /// The input window (it compacts when full).
+  public var input: Int
+  /// A document's compact text, when the input has whitespace inside it.
+  public var text: Int
+  /// Converted output waiting to be written.
+  public var output: Int
+
+  public init(input: Int = 1 << 19, text: Int = 1 << 16, output: Int = 1 << 17) {
+    self.input = input
+    self.text = text
+    self.output = output
+  }
+
+  /// The defaults.
+  public static let standard = EngineCapacities()
+  /// 16 bytes each: every boundary is crossed.
+  public static let tiny = EngineCapacities(input: 16, text: 16, output: 16)
+}
+
+/// Why conversion of the current input ended early.
+enum StopReason: Equatable {
+  /// A document was rejected without `--keep-going`: nothing after it is read.
+  case rejectedDocument
+  /// The input's framing is broken (list framing): the documents after the break are not
+  /// converted (with `--keep-going`, the rest of the input has gone to the rejects).
+  case brokenFraming
+}
+
+/// Rejected input being skipped: from a malformed document's start to where conversion resumes
+/// (the next line that starts with `{`) or, in list framing, to the end of the input.
+///
+/// Its text is saved (or counted) as it goes, so a long stretch is never held in memory; only
+/// trailing whitespace waits, because a rejected text ends at its last non-space byte.
+struct SkippedInput {
+  let start: StreamOffset
+  let startPosition: TextPosition
+  let report: MalformedReport
+  /// `--format list`: nothing resumes; the rest of the input is not converted.
+  let toEndOfInput: Bool
+  /// After a truncated record: resume recovering, line by line, up to here.
+  let recoverUntil: StreamOffset?
+  /// The rejected text before this has been saved or counted.
+  var savedTo: StreamOffset
+  /// Where the last saved piece ends (its last byte's position), if one was saved.
+  var lastSaved: TextPosition? = nil
+  /// Where to look on for a line that starts with `{`.
+  var scanFrom: StreamOffset
+  /// Whether the error counts as a document (not for a list's framing).
+  var countsDocument = true
+}
+
+/// What the driver is doing with the input.
+enum Phase {
+  /// Complete lines are parsed as they arrive.
+  case scanning
+  /// After a truncated record, up to `until`: each line is parsed alone, once the first byte of
+  /// the next is known, so that another truncated record costs only its own line.
+  case recovering(until: StreamOffset)
+  /// Rejected input is being skipped.
+  case skipping(SkippedInput)
+}
+
+/// The streaming converter for one thread: bytes in, converted documents, rejected text and
+/// diagnostics out, in one pass, with memory bounded by the largest document.
+///
+/// The driver of the stages: it owns the input window and the yajl parser, hands the scanner each
+/// piece of complete lines to parse, and decides what happens when the input is malformed. Feed
+/// it an input's bytes in chunks of any size (``feed(_:)``, or ``read(from:maximum:name:)``), then
+/// call ``finishReading()``; hand the results over between calls (``deliver(output:rejects:diagnostic:)``).
+final class ConversionEngine {
+  let options: ConversionOptions
+  /// Feed yajl one line at a time (for `--unbuffered`), so each document is out as soon as its
+  /// line is in.
+  var lineAtATime = false
+
+  private var window: InputWindow
+  private let context: UnsafeMutablePointer<ScanContext>
+  private let callbacks: UnsafeMutablePointer<yajl_callbacks>
+  private var parser: YajlParser
+  private var phase = Phase.scanning
+  private(set) var stop: StopReason? = nil
+  /// Bytes before this have been given to yajl (or skipped).
+  private var parsePosition = StreamOffset.zero
+  /// Where the last search for a line end stopped: no newline lies between it and the end of
+  /// what was then held, past ``parsePosition``.
+  private var newlineScan = StreamOffset.zero
+  /// A new input's first bytes, until it is known whether they are a byte-order mark.
+  private var checkingByteOrderMark = true
+  /// Set once the input has ended and what is left is being parsed.
+  private var atEndOfInput = false
+  /// Where the input really ends (before the newline added for yajl's sake).
+  private var endOfInput = StreamOffset.zero
+
+  /// `keepsRejects`: whether rejected text is kept for the caller, or only counted (and its
+  /// extent reported as skipped).
+  init(
+    options: ConversionOptions, keepsRejects: Bool = true,
+    capacities: EngineCapacities = .standard
+  ) {
+    self.options = options
+    window = InputWindow(capacity: capacities.input)
+    context = .allocate(capacity: 1)
+    callbacks = .allocate(capacity: 1)
+    callbacks.initialize(to: ScanCallbacks.make())
+    context.initialize(
+      to: ScanContext(
+        scanner: DocumentScanner(
+          options: options, view: window.view, textCapacity: capacities.text),
+        handler: DocumentHandler(
+          options: options, keepsRejects: keepsRejects, outputCapacity: capacities.output)))
+    parser = YajlParser(
+      callbacks: callbacks, context: UnsafeMutableRawPointer(context), validateUTF8: false)
+    context.pointee.scanner.handle = parser.handle
+  }
+
+  deinit {
+    context.deinitialize(count: 1)
+    context.deallocate()
+    callbacks.deallocate()
+  }
+
+  /// How the current input has gone so far.
+  var outcome: InputOutcome {
+    switch stop {
+    case nil: .completed
+    case .rejectedDocument: .stopped
+    case .brokenFraming: .abandoned
+    }
+  }
+
+  var statistics: Statistics {
+    get { context.pointee.handler.results.statistics }
+    set { context.pointee.handler.results.statistics = newValue }
+  }
+
+  // MARK: Input
+
+  /// Appends `bytes` of the current input and converts every complete line.
+  func feed(_ bytes: UnsafeRawBufferPointer) {
+    guard stop == nil, bytes.count > 0 else { return }
+    makeRoom(for: bytes.count)
+    window.append(bytes)
+    statistics.bytesIn += bytes.count
+    parseAvailable(final: false)
+  }
+
+  /// Reads up to `maximum` bytes from `descriptor` into the input and converts every complete
+  /// line. Returns the number of bytes read (0 at the end of the file).
+  func read(from descriptor: FileDescriptor, maximum: Int, name: String) throws(IOError) -> Int {
+    makeRoom(for: maximum)
+    let count: Int
+    do {
+      count = try window.read(from: descriptor, maximum: maximum)
+    } catch {
+      throw IOError(operation: .read, errno: error, target: name)
+    }
+    guard stop == nil else { return count }
+    statistics.bytesIn += count
+    if count > 0 { parseAvailable(final: false) }
+    return count
+  }
+
+  /// The current input has ended: converts what is left, reports a truncated document, gets
+  /// ready for the next input and returns how this one went.
+  func finishReading() -> InputOutcome {
+    atEndOfInput = true
+    endOfInput = window.end
+    if stop == nil {
+      if window.end > parsePosition && window.view[window.end - 1] != 0x0A {
+        // A final newline lets yajl end a number that ends the input.
+        window.append(0x0A)
+      }
+      // A truncated record may resume parsing at an earlier line: parse until nothing is left.
+      repeat {
+        parseAvailable(final: true)
+        if stop == nil { finishInput() }
+      } while stop == nil && parsePosition < window.end
+    }
+    let outcome = self.outcome
+    startNextInput()
+    return outcome
+  }
+
+  /// Makes room for `count` more bytes: when the window is full, first discards everything no
+  /// stage needs any more. The line counter goes past those bytes first, so that it never needs
+  /// them again.
+  private func makeRoom(for count: Int) {
+    guard window.isFull(adding: count) else { return }
+    if case .skipping(var skip) = phase {
+      saveSkipped(&skip, upTo: window.end)
+      phase = .skipping(skip)
+    }
+    let keep = retainedFrom()
+    context.pointee.handler.lines.forget(before: keep, in: window.view)
+    window.discard(before: keep)
+    newlineScan = max(newlineScan, keep)
+  }
+
+  /// The first input byte some stage still needs.
+  private func retainedFrom() -> StreamOffset {
+    if case .skipping(let skip) = phase { return skip.savedTo }
+    // The last token is kept whole: locating a refused separator looks at its last byte.
+    var keep = min(parsePosition, context.pointee.scanner.tokenInputStart)
+    if let start = context.pointee.scanner.openDocumentStart { keep = min(keep, start) }
+    return keep
+  }
+
+  // MARK: Parsing
+
+  /// Gives yajl every complete line (or, at the end, everything) not yet parsed.
+  private func parseAvailable(final: Bool) {
+    if checkingByteOrderMark {
+      guard window.end - parsePosition >= 3 || final else { return }
+      checkingByteOrderMark = false
+      if window.view.hasByteOrderMark(at: parsePosition) {
+        parsePosition += 3
+        newlineScan = parsePosition
+        context.pointee.scanner.restart(at: parsePosition)
+        context.pointee.handler.lines.startLine(at: parsePosition)
+      }
+    }
+    while stop == nil {
+      switch phase {
+      case .skipping:
+        guard continueSkipping(final: final) else { return }
+      case .recovering(let until):
+        guard parsePosition < until else {
+          phase = .scanning
+          continue
+        }
+        guard parseRecoveringLine(final: final) else { return }
+      case .scanning:
+        let end: StreamOffset
+        if final {
+          end = window.end
+        } else if let lineEnd = lastLineEnd() {
+          end = lineEnd
+        } else {
+          return
+        }
+        guard end > parsePosition else { return }
+        parse(upTo: end)
+      }
+    }
+  }
+
+  /// One past the last newline after ``parsePosition`` (the first one, one line at a time).
+  private func lastLineEnd() -> StreamOffset? {
+    let view = window.view
+    if lineAtATime {
+      return view.firstNewline(from: parsePosition, to: view.end).map { $0 + 1 }
+    }
+    let from = max(parsePosition, newlineScan)
+    guard view.end > from else { return nil }
+    newlineScan = view.end
+    return view.lastNewline(from: from, to: view.end).map { $0 + 1 }
+  }
+
+  /// In recovery after a truncated record: parses the next line alone, once the first byte of
+  /// the line after it is known, and rejects the document still open at its end if that line
+  /// starts with `{`. Returns false when more input is needed. At the end of a batch the next line
+  /// is known to start with `{` (batches are cut there).
+  private func parseRecoveringLine(final: Bool, atBatchEnd: Bool = false) -> Bool {
+    guard case .recovering(let until) = phase else { return true }
+    var view = window.view
+    var end = view.end
+    if let newline = view.firstNewline(from: parsePosition, to: view.end) { end = newline + 1 }
+    guard end < view.end || final || atBatchEnd else { return false }
+    guard end > parsePosition else {
+      phase = .scanning
+      return true
+    }
+    parse(upTo: end)
+    view = window.view
+    let nextLineStartsObject = end < view.end ? view[end] == UInt8(ascii: "{") : atBatchEnd
+    guard stop == nil, case .recovering = phase, parsePosition == end,
+      let start = context.pointee.scanner.openDocumentStart, nextLineStartsObject
+    else { return true }
+    var lineEnd = end - 1
+    if lineEnd > start && view[lineEnd - 1] == 0x0D { lineEnd = lineEnd - 1 }
+    let report = malformedReport(at: lineEnd, message: Messages.truncatedRecord, start: start)
+    replaceParser()
+    beginSkipping(from: start, report: report, toEndOfInput: false, recoverUntil: until)
+    finishSkipping(at: end, reachedEnd: false)
+    if !options.continuesAfterBadDocument { stop = .rejectedDocument }
+    return true
+  }
+
+  /// Parses `parsePosition..<end` (complete lines, or the rest of the input).
+  private func parse(upTo end: StreamOffset) {
+    var end = end
+    let view = window.view
+    let chunk = view.pointer(at: parsePosition)
+    // UTF-8 is checked here, strictly, rather than by yajl: yajl parses up to the first bad
+    // byte, and unless it finds an earlier error, that byte is the error.
+    let invalid = UTF8Validator.firstInvalid(chunk, count: end - parsePosition)
+    if let invalid { end = parsePosition + invalid }
+    let length = end - parsePosition
+    context.pointee.scanner.view = view
+    context.pointee.scanner.chunkStart = parsePosition
+    context.pointee.scanner.chunkEnd = end
+    let status = length > 0 ? parser.parse(chunk, count: length) : .ok
+    if status == .ok, let invalid {
+      let offset = parsePosition + invalid
+      malformed(at: offset, message: Messages.invalidUTF8(byte: view[offset]))
+      return
+    }
+    switch status {
+    case .ok:
+      parsePosition = end
+    case .cancelled:
+      switch context.pointee.scanner.interruption {
+      case nil:
+        // The handler rejected a document, without `--keep-going`.
+        stop = .rejectedDocument
+      case .lexical(let offset, let message):
+        context.pointee.scanner.interruption = nil
+        malformed(at: offset, message: message)
+      case .framing(let offset, let message):
+        context.pointee.scanner.interruption = nil
+        framingBroken(at: offset, message: message)
+      }
+    case .error:
+      let yajlMessage = parser.errorMessage(for: chunk, count: length)
+      var message = Messages.malformed(yajlMessage: yajlMessage)
+      var offset = view.refusedTokenOffset(
+        previousEnd: context.pointee.scanner.previousEnd,
+        lastTokenStart: context.pointee.scanner.tokenInputStart,
+        innermostIsArray: context.pointee.scanner.innermostIsArray)
+      let lexical = yajlMessage.hasPrefix("lexical error")
+      if lexical && atEndOfInput && view.tokenRunsToEnd(from: offset, inputEnd: endOfInput) {
+        // The input ends inside this token (`tru`, `-1.5e`, `"abc\`).
+        offset = endOfInput
+      } else if lexical && offset < view.end && view[offset] == UInt8(ascii: "\"") {
+        offset = view.firstBadStringByte(from: offset)
+      }
+      if view.hasByteOrderMark(at: offset) { message = Messages.byteOrderMarkInside }
+      malformed(at: offset, message: message)
+    }
+  }
+
+  // MARK: Malformed input
+
+  /// Locates malformed JSON at `offset` in the document starting at `start`.
+  private func malformedReport(at offset: StreamOffset, message: String, start: StreamOffset)
+    -> MalformedReport
+  {
+    let open = context.pointee.scanner.openDocumentStart != nil
+    return context.pointee.handler.malformedReport(
+      at: offset, message: message, documentStart: start,
+      identifier: open ? context.pointee.scanner.document.identifier : .none,
+      text: open ? context.pointee.scanner.finishedText : nil, view: window.view)
+  }
+
+  /// Reports malformed JSON found at `offset`, then stops, skips or resumes (SPEC.md, "Bad input").
+  private func malformed(at offset: StreamOffset, message: String) {
+    let view = window.view
+    var start: StreamOffset
+    if let documentStart = context.pointee.scanner.openDocumentStart {
+      start = documentStart
+    } else {
+      // Between documents: the bad text starts after the separators.
+      start = context.pointee.scanner.previousEnd
+      while start < offset, [0x20, 0x0A, 0x0D, 0x09, 0x2C].contains(view[start]) { start += 1 }
+      start = min(start, offset)
+    }
+    var problemMessage = message
+    var problemOffset = offset
+    if atEndOfInput && offset >= endOfInput {
+      problemMessage = Messages.truncatedDocument
+      problemOffset = endOfInput
+    }
+    var truncatedRecordEnd: StreamOffset? = nil
+    if options.framing == .lines,
+      let next = view.firstLine(startingWith: UInt8(ascii: "{"), from: start, to: offset)
+    {
+      // The document's line ended early and the next line starts another document: a
+      // truncated NDJSON record. Point at the end of its line, not where yajl noticed.
+      truncatedRecordEnd = next
+      problemOffset = next - 1
+      if problemOffset > start && view[problemOffset - 1] == 0x0D {
+        problemOffset = problemOffset - 1
+      }
+      problemMessage = Messages.truncatedRecord
+    }
+    let report = malformedReport(at: problemOffset, message: problemMessage, start: start)
+    var recoverUntil: StreamOffset? = nil
+    if case .recovering(let until) = phase { recoverUntil = until }
+    replaceParser()
+    guard options.continuesAfterBadDocument else {
+      // The document's text up to the end of the error's line goes with the rejects.
+      var end = min(offset, view.end)
+      if let newline = view.firstNewline(from: end, to: view.end) {
+        end = newline + 1
+      } else {
+        end = view.end
+      }
+      beginSkipping(from: start, report: report, toEndOfInput: false, recoverUntil: nil)
+      finishSkipping(at: end, reachedEnd: false)
+      stop = .rejectedDocument
+      return
+    }
+    guard options.framing == .lines else {
+      beginSkipping(from: start, report: report, toEndOfInput: true, recoverUntil: nil)
+      _ = continueSkipping(final: atEndOfInput)
+      return
+    }
+    if let next = truncatedRecordEnd {
+      beginSkipping(
+        from: start, report: report, toEndOfInput: false,
+        recoverUntil: max(recoverUntil ?? .zero, offset + 1))
+      finishSkipping(at: next, reachedEnd: false)
+      return
+    }
+    // Otherwise resume on the first line after the error's line that starts with `{`.
+    beginSkipping(from: start, report: report, toEndOfInput: false, recoverUntil: recoverUntil)
+    if case .skipping(var skip) = phase {
+      skip.scanFrom = offset
+      phase = .skipping(skip)
+    }
+    _ = continueSkipping(final: atEndOfInput)
+  }
+
+  /// With list framing, the input is not one array: the rest of it is not converted.
+  private func framingBroken(at offset: StreamOffset, message: String) {
+    let report = context.pointee.handler.reportInputError(
+      at: offset, message: message, kind: .notAnObject, view: window.view)
+    replaceParser()
+    guard options.continuesAfterBadDocument else {
+      context.pointee.handler.report(report, suffix: "", countsDocument: false)
+      stop = .brokenFraming
+      return
+    }
+    beginSkipping(from: offset, report: report, toEndOfInput: true, recoverUntil: nil)
+    if case .skipping(var skip) = phase {
+      skip.countsDocument = false
+      phase = .skipping(skip)
+    }
+    _ = continueSkipping(final: atEndOfInput)
+  }
+
+  private func beginSkipping(
+    from start: StreamOffset, report: MalformedReport, toEndOfInput: Bool,
+    recoverUntil: StreamOffset?
+  ) {
+    context.pointee.scanner.resetDocument()
+    phase = .skipping(
+      SkippedInput(
+        start: start,
+        startPosition: context.pointee.handler.lines.position(of: start, in: window.view),
+        report: report, toEndOfInput: toEndOfInput, recoverUntil: recoverUntil, savedTo: start,
+        scanFrom: start))
+  }
+
+  /// Looks on for the line to resume at. Returns true when the skip has ended.
+  private func continueSkipping(final: Bool) -> Bool {
+    guard case .skipping(var skip) = phase else { return true }
+    let view = window.view
+    if !skip.toEndOfInput {
+      var position = skip.scanFrom
+      skip.scanFrom = view.end
+      while let newline = view.firstNewline(from: position, to: view.end) {
+        let lineStart = newline + 1
+        guard lineStart < view.end else {
+          // Look at this newline again, to check the next line's first byte when it arrives.
+          skip.scanFrom = newline
+          break
+        }
+        if view[lineStart] == UInt8(ascii: "{") {
+          phase = .skipping(skip)
+          finishSkipping(at: lineStart, reachedEnd: false)
+          return true
+        }
+        position = lineStart
+      }
+    }
+    phase = .skipping(skip)
+    if final {
+      finishSkipping(at: view.end, reachedEnd: true)
+      return true
+    }
+    return false
+  }
+
+  /// Saves (or counts) the skipped text from ``SkippedInput/savedTo`` up to its last non-space
+  /// byte before `end`; the trailing space waits, since a rejected text ends at its last byte.
+  private func saveSkipped(_ skip: inout SkippedInput, upTo end: StreamOffset) {
+    let view = window.view
+    var contentEnd = end
+    while contentEnd > skip.savedTo,
+      [0x0A, 0x0D, 0x20, 0x09].contains(view[contentEnd - 1])
+    {
+      contentEnd = contentEnd - 1
+    }
+    guard contentEnd > skip.savedTo else { return }
+    skip.lastSaved = context.pointee.handler.lines.position(of: contentEnd - 1, in: view)
+    context.pointee.handler.reject(view.bytes(from: skip.savedTo, to: contentEnd), ends: false)
+    skip.savedTo = contentEnd
+  }
+
+  /// Ends the skip at `end` (a line that starts with `{`, or the end of the input when
+  /// `reachedEnd`): saves the rest of its text, reports the error with what was skipped, and
+  /// resumes there.
+  private func finishSkipping(at end: StreamOffset, reachedEnd: Bool) {
+    guard case .skipping(var skip) = phase else { return }
+    saveSkipped(&skip, upTo: end)
+    if skip.lastSaved != nil {
+      context.pointee.handler.reject(UnsafeBufferPointer(start: nil, count: 0), ends: true)
+    }
+    var suffix = ""
+    if skip.toEndOfInput {
+      if let last = skip.lastSaved {
+        suffix = Messages.restNotConverted(from: skip.startPosition, to: last)
+      }
+    } else if context.pointee.handler.reportsSkippedInput {
+      suffix = Messages.skipped(
+        from: skip.startPosition, to: reachedEnd ? nil : skip.lastSaved ?? skip.startPosition)
+    }
+    context.pointee.handler.report(skip.report, suffix: suffix, countsDocument: skip.countsDocument)
+    parsePosition = end
+    newlineScan = end
+    context.pointee.scanner.resetDocument()
+    context.pointee.scanner.previousEnd = end
+    context.pointee.scanner.tokenInputStart = end
+    context.pointee.handler.lines.advance(to: end, in: window.view)
+    if skip.toEndOfInput {
+      stop = .brokenFraming
+    }
+    if let until = skip.recoverUntil, end < until {
+      phase = .recovering(until: until)
+    } else {
+      phase = .scanning
+    }
+  }
+
+  private func replaceParser() {
+    parser = YajlParser(
+      callbacks: callbacks, context: UnsafeMutableRawPointer(context), validateUTF8: false)
+    context.pointee.scanner.handle = parser.handle
+    context.pointee.scanner.parserReplaced()
+  }
+
+  /// End of input with everything parsed: a document still open was cut short. (yajl's own
+  /// end-of-input check is not needed: the last piece always ends with a newline, so yajl holds
+  /// no partial token.)
+  private func finishInput() {
+    if context.pointee.scanner.openDocumentStart != nil {
+      malformed(at: endOfInput, message: Messages.truncatedDocument)
+      return
+    }
+    if options.framing == .list && !context.pointee.scanner.frames.isEmpty {
+      let report = context.pointee.handler.reportInputError(
+        at: endOfInput, message: Messages.truncatedList, kind: .malformedJSON, view: window.view)
+      context.pointee.handler.report(report, suffix: "", countsDocument: true)
+      stop = options.continuesAfterBadDocument ? .brokenFraming : .rejectedDocument
+    }
+  }
+
+  /// Gets ready for the next input: fresh parser, positions and window (results are kept).
+  private func startNextInput() {
+    replaceParser()
+    window.restart()
+    atEndOfInput = false
+    parsePosition = .zero
+    newlineScan = .zero
+    checkingByteOrderMark = true
+    phase = .scanning
+    stop = nil
+    context.pointee.scanner.restart()
+    context.pointee.handler.lines = LineCounter()
+  }
+
+  // MARK: Batches (for several threads)
+
+  /// Starts a batch: the bytes fed next are a piece of an input whose first byte is at `first`.
+  /// Only the piece at the very start of an input may have a byte-order mark.
+  func beginBatch(first: TextPosition, atInputStart: Bool) {
+    stop = nil
+    checkingByteOrderMark = atInputStart
+    context.pointee.handler.lines = LineCounter(first: first)
+  }
+
+  /// Ends a batch that is not the end of its input (it ends just before a line starting with
+  /// `{`). A document still open continues past the batch: its bytes and where it starts are
+  /// returned, to be converted again in front of the next batch. A malformed document being
+  /// skipped ends here, where the next `{` line begins, exactly as in one pass.
+  func finishBatch() -> (carry: [UInt8], first: TextPosition)? {
+    defer { startNextInput() }
+    guard stop == nil else { return nil }
+    // Lines held back in recovery (waiting to see how the next line starts) are parsed now.
+    while stop == nil, case .recovering(let until) = phase, parsePosition < until,
+      parsePosition < window.end
+    {
+      _ = parseRecoveringLine(final: false, atBatchEnd: true)
+    }
+    if stop == nil, case .recovering = phase, parsePosition < window.end {
+      phase = .scanning
+      parseAvailable(final: false)
+    }
+    guard stop == nil else { return nil }
+    if case .skipping = phase { finishSkipping(at: window.end, reachedEnd: false) }
+    guard let start = context.pointee.scanner.openDocumentStart else { return nil }
+    let view = window.view
+    return (
+      Array(view.bytes(from: start, to: view.end)),
+      context.pointee.handler.lines.position(of: start, in: view)
+    )
+  }
+
+  // MARK: Results
+
+  var pendingOutputCount: Int { context.pointee.handler.results.output.count }
+
+  /// Whether a reject or a diagnostic is waiting.
+  var hasPendingMarks: Bool { context.pointee.handler.results.hasMarks }
+
+  /// Hands over the output, rejected text and diagnostics so far, in input order, and clears
+  /// them.
+  func deliver<Failure: Error>(
+    output: (UnsafeRawBufferPointer) throws(Failure) -> Void,
+    rejects: (UnsafeRawBufferPointer) throws(Failure) -> Void,
+    diagnostic: (Diagnostic) -> Void
+  ) throws(Failure) {
+    try context.pointee.handler.results.deliver(
+      output: output, rejects: rejects, diagnostic: diagnostic)
+  }
+
+  /// Appends everything produced so far to `batch` and clears it.
+  func moveResults(into batch: inout BatchResult) {
+    context.pointee.handler.results.move(into: &batch)
+  }
+
+  /// Closes `--format list` output: writes the array's end (and its start, if no element had
+  /// one).
+  func finishOutput() {
+    context.pointee.handler.finishOutput()
+  }
+}

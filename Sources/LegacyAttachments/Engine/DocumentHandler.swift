@@ -1,0 +1,178 @@
+/// What a malformed document leaves to be reported once the extent of what is skipped is known:
+/// its error, already located, and the document's `_id` token as far as it was read.
+struct MalformedReport {
+  var diagnostic: Diagnostic
+  /// The raw `_id` token, for a `--check` row.
+  var identifierToken: [UInt8]?
+  /// The line where the document starts, for a `--check` row.
+  var line: Int
+}
+
+/// The per-document stage: takes each document the scanner finished, has the mode's writer find
+/// its problems and write it, and records what came of it in the results: output, the rejected
+/// text, diagnostics and counts. It also owns the line count, so that everything it reports is
+/// located.
+struct DocumentHandler: ~Copyable {
+  let options: ConversionOptions
+  let writer: any DocumentWriter
+  /// Whether rejected text is kept (for `--rejects`, or the library's result), or only counted
+  /// and its extent reported as skipped.
+  let keepsRejects: Bool
+  var framing: OutputFraming
+  var results: Results
+  var lines = LineCounter()
+  /// The problems of the document being handled (kept for their memory).
+  private var problems: [Problem] = []
+
+  init(options: ConversionOptions, keepsRejects: Bool, outputCapacity: Int) {
+    self.options = options
+    writer = makeWriter(for: options)
+    self.keepsRejects = keepsRejects
+    framing = OutputFraming(options: options)
+    results = Results(outputCapacity: outputCapacity)
+  }
+
+  /// Whether a bad document is reported and skipped rather than ending the run.
+  var continuesAfterBadDocument: Bool { options.continuesAfterBadDocument }
+
+  /// Whether errors that reject input get the extent of what was skipped (without `--rejects`).
+  var reportsSkippedInput: Bool { !keepsRejects && continuesAfterBadDocument }
+
+  /// A document has ended; `text` is its compact text and `view` holds its input. Returns false
+  /// when the run must stop after it (a rejected document, without `--keep-going`).
+  mutating func documentEnded(
+    _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, view: InputView
+  ) -> Bool {
+    results.statistics.documents += 1
+    results.statistics.blobs += document.blobs.count
+    if !problems.isEmpty { problems.removeAll(keepingCapacity: true) }
+    if !document.problems.isEmpty { problems.append(contentsOf: document.problems) }
+    if document.isObject { writer.findProblems(in: document, text: text, into: &problems) }
+    lines.advance(to: document.start, in: view)
+    let line = lines.line
+    let error = problems.first { $0.severity == .error }
+    var stops = false
+    if options.mode == .check {
+      let rowsBefore = results.statistics.rows
+      for problem in problems {
+        CheckWriter.appendFinding(
+          id: document.identifier, text: text, line: line, problem: problem.kind.rawValue,
+          pointer: problem.pointer, detail: problem.message, to: &results.output,
+          statistics: &results.statistics)
+      }
+      if document.isObject {
+        writer.write(
+          document, text: text, line: line, to: &results.output, statistics: &results.statistics)
+      }
+      if results.statistics.rows > rowsBefore { results.statistics.errors += 1 }
+      if error != nil && keepsRejects {
+        results.addReject(view.bytes(from: document.start, to: document.end), ends: true)
+      }
+    } else if let error {
+      // A rejected document is reported once, with its first error; its warnings do not matter.
+      results.statistics.errors += 1
+      var diagnostic = makeDiagnostic(error, documentID: identifier(of: document, text), view)
+      if reportsSkippedInput {
+        diagnostic.message += Messages.skipped(
+          from: lines.position(of: document.start, in: view),
+          to: lines.position(of: document.end - 1, in: view))
+      }
+      results.report(diagnostic)
+      reject(view.bytes(from: document.start, to: document.end), ends: true)
+      stops = !continuesAfterBadDocument
+    } else {
+      for problem in problems {
+        results.report(makeDiagnostic(problem, documentID: identifier(of: document, text), view))
+        results.statistics.warnings += 1
+      }
+      framing.beginDocument(in: &results.output)
+      writer.write(
+        document, text: text, line: line, to: &results.output, statistics: &results.statistics)
+      framing.endDocument(in: &results.output)
+    }
+    if document.textIsInput { lines.skipNewlineFree(to: document.end) }
+    return !stops
+  }
+
+  /// Saves (or, without `--rejects`, counts) a piece of rejected text; `ends` closes the document.
+  mutating func reject(_ text: UnsafeBufferPointer<UInt8>, ends: Bool) {
+    if keepsRejects {
+      results.addReject(text, ends: ends)
+    } else {
+      results.statistics.bytesSkipped += text.count
+    }
+  }
+
+  // MARK: Diagnostics
+
+  /// A diagnostic for `problem`, located in `view`.
+  func makeDiagnostic(_ problem: Problem, documentID: String?, _ view: InputView) -> Diagnostic {
+    let place = lines.position(of: problem.offset, in: view)
+    return Diagnostic(
+      severity: problem.severity, kind: problem.kind, line: place.line, column: place.column,
+      message: problem.message, documentID: documentID)
+  }
+
+  private func identifier(
+    of document: borrowing ScannedDocument, _ text: UnsafeBufferPointer<UInt8>
+  )
+    -> String?
+  {
+    document.identifier.isPresent ? document.string(document.identifier, in: text) : nil
+  }
+
+  /// Locates malformed JSON at `offset` in a document starting at `documentStart` whose `_id`
+  /// token (as far as it was read) is `identifier` of `text`.
+  mutating func malformedReport(
+    at offset: StreamOffset, message: String, documentStart: StreamOffset,
+    identifier: Span, text: UnsafeBufferPointer<UInt8>?, view: InputView
+  ) -> MalformedReport {
+    lines.advance(to: documentStart, in: view)
+    var documentID: String? = nil
+    var token: [UInt8]? = nil
+    if identifier.isPresent, let text {
+      let bytes = UnsafeBufferPointer(rebasing: text[identifier.start..<identifier.end])
+      token = Array(bytes)
+      documentID = String(decoding: JSONText.decodeString(bytes), as: UTF8.self)
+    }
+    let problem = Problem(
+      kind: .malformedJSON, severity: .error, offset: offset, message: message, pointer: "")
+    return MalformedReport(
+      diagnostic: makeDiagnostic(problem, documentID: documentID, view), identifierToken: token,
+      line: lines.line)
+  }
+
+  /// Reports malformed JSON once what it cost is known: `suffix` says what was skipped or is not
+  /// converted. With `--check` it is a finding row.
+  mutating func report(_ malformed: MalformedReport, suffix: String, countsDocument: Bool) {
+    if countsDocument { results.statistics.documents += 1 }
+    results.statistics.errors += 1
+    var diagnostic = malformed.diagnostic
+    diagnostic.message += suffix
+    guard options.mode == .check else { return results.report(diagnostic) }
+    let token = malformed.identifierToken ?? []
+    token.withUnsafeBufferPointer { text in
+      CheckWriter.appendFinding(
+        id: malformed.identifierToken == nil ? .none : Span(start: 0, end: text.count), text: text,
+        line: malformed.line, problem: diagnostic.kind.rawValue, pointer: "",
+        detail: diagnostic.message, to: &results.output, statistics: &results.statistics)
+    }
+  }
+
+  /// Reports a problem that is not about one document (list framing): an error, located.
+  mutating func reportInputError(
+    at offset: StreamOffset, message: String, kind: Diagnostic.Kind, view: InputView
+  ) -> MalformedReport {
+    lines.advance(to: min(offset, view.end), in: view)
+    let problem = Problem(
+      kind: kind, severity: .error, offset: offset, message: message, pointer: "")
+    return MalformedReport(
+      diagnostic: makeDiagnostic(problem, documentID: nil, view), identifierToken: nil,
+      line: lines.line)
+  }
+
+  /// The end of the run: closes the output array of list framing.
+  mutating func finishOutput() {
+    framing.finish(in: &results.output)
+  }
+}

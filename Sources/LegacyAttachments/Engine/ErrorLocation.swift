@@ -1,0 +1,100 @@
+/// Where a syntax error is, worked out from the input rather than from yajl's own offset (which
+/// depends on the error and on where yajl's piece started), so that it is the same however the
+/// input was read.
+extension InputView {
+  @inline(__always)
+  private static func isSpace(_ byte: UInt8) -> Bool {
+    byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+  }
+
+  /// Where the token yajl refused starts: the first thing after the last token it accepted
+  /// (ending at `previousEnd`, starting at `lastTokenStart`), past the separator that was due
+  /// there (a separator that was not due is itself the refused token). `innermostIsArray` tells
+  /// the innermost open container, nil when none is open.
+  func refusedTokenOffset(
+    previousEnd: StreamOffset, lastTokenStart: StreamOffset, innermostIsArray: Bool?
+  ) -> StreamOffset {
+    var index = previousEnd
+    func skipSpace() { while index < end, Self.isSpace(self[index]) { index += 1 } }
+    skipSpace()
+    guard index < end else { return end }
+    let separator = self[index]
+    guard separator == UInt8(ascii: ",") || separator == UInt8(ascii: ":") else { return index }
+    guard let innermostIsArray, previousEnd > .zero else { return index }
+    let lastByte = self[previousEnd - 1]
+    let afterOpen =
+      (lastByte == UInt8(ascii: "{") || lastByte == UInt8(ascii: "["))
+      && lastTokenStart == previousEnd - 1
+    if afterOpen { return index }
+    var due = UInt8(ascii: ",")
+    if !innermostIsArray && lastByte == UInt8(ascii: "\"") {
+      // A string in an object is a key when it follows `{` or `,`, a value when it follows `:`.
+      var before = lastTokenStart - 1
+      while before >= start, Self.isSpace(self[before]) { before = before - 1 }
+      if before >= start && self[before] != UInt8(ascii: ":") { due = UInt8(ascii: ":") }
+    }
+    guard separator == due else { return index }
+    index += 1
+    skipSpace()
+    return min(index, end)
+  }
+
+  /// Whether the token starting at `tokenStart` is still going on where the input ends (at
+  /// `inputEnd`): a string with no closing quote, or a literal or number with nothing after it.
+  func tokenRunsToEnd(from tokenStart: StreamOffset, inputEnd: StreamOffset) -> Bool {
+    guard tokenStart < inputEnd else { return true }
+    if self[tokenStart] == UInt8(ascii: "\"") {
+      var index = tokenStart + 1
+      while index < inputEnd {
+        if self[index] == UInt8(ascii: "\\") {
+          index += 2
+          continue
+        }
+        if self[index] == UInt8(ascii: "\"") || self[index] < 0x20 { return false }
+        index += 1
+      }
+      return true
+    }
+    var index = tokenStart
+    while index < inputEnd {
+      let byte = self[index]
+      let continues =
+        (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
+        || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+      if !continues { return false }
+      index += 1
+    }
+    return true
+  }
+
+  /// In the string token starting at `quote`, the first byte that is not allowed there: a
+  /// control character, or the backslash of an invalid escape.
+  func firstBadStringByte(from quote: StreamOffset) -> StreamOffset {
+    var index = quote + 1
+    while index < end {
+      let byte = self[index]
+      if byte == UInt8(ascii: "\"") || byte < 0x20 { return index }
+      guard byte == UInt8(ascii: "\\") else {
+        index += 1
+        continue
+      }
+      guard index + 1 < end else { return index }
+      switch self[index + 1] {
+      case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+        UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+        index += 2
+      case UInt8(ascii: "u"):
+        guard index + 6 <= end else { return index }
+        for digit in 2..<6 where !Self.isHexDigit(self[index + digit]) { return index }
+        index += 6
+      default:
+        return index
+      }
+    }
+    return index
+  }
+
+  private static func isHexDigit(_ byte: UInt8) -> Bool {
+    (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x66)
+  }
+}

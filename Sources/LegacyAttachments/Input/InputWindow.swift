@@ -1,0 +1,147 @@
+import Glibc
+
+/// The part of the current input that is still needed, addressed by ``StreamOffset``.
+///
+/// It owns the bytes, reads into itself, and discards what its users say they no longer need,
+/// moving the rest to the front. Because every position is a stream offset, discarding changes
+/// no position anyone holds; it only moves ``start``. A position before ``start`` is gone, and
+/// asking for it traps rather than reading other bytes.
+struct InputWindow: ~Copyable {
+  private var storage: ByteBuffer
+  /// The stream offset of the first byte held.
+  private(set) var start = StreamOffset.zero
+
+  /// `capacity` is the buffer's initial size. It grows to hold the longest stretch its users need
+  /// at once (the longest line or document); tests make it tiny so that every read compacts it.
+  init(capacity: Int) {
+    storage = ByteBuffer(capacity: capacity)
+  }
+
+  /// The stream offset just past the last byte held.
+  var end: StreamOffset { start + storage.count }
+
+  /// The bytes held, as a view that stays valid until the window next changes.
+  var view: InputView { InputView(base: storage.base, start: start, end: end) }
+
+  /// Whether appending `count` more bytes needs more room than the buffer has: the moment to
+  /// discard what is no longer needed (``discard(before:)``) before the buffer grows.
+  func isFull(adding count: Int) -> Bool { storage.count + count > storage.capacity }
+
+  /// Appends `bytes` (read by someone else).
+  mutating func append(_ bytes: UnsafeRawBufferPointer) { storage.append(bytes) }
+
+  /// Appends one byte (the newline added after an input's last line).
+  mutating func append(_ byte: UInt8) { storage.append(byte) }
+
+  /// Reads up to `maximum` bytes from `descriptor` onto the end. Returns the number read, 0 at
+  /// the end of the file.
+  mutating func read(from descriptor: FileDescriptor, maximum: Int) throws(Errno) -> Int {
+    storage.reserve(maximum)
+    let free = UnsafeMutableRawBufferPointer(start: storage.base + storage.count, count: maximum)
+    let count = try descriptor.read(into: free)
+    storage.count += count
+    return count
+  }
+
+  /// Forgets the bytes before `offset`.
+  mutating func discard(before offset: StreamOffset) {
+    precondition(offset >= start && offset <= end, "discarding bytes the window does not hold")
+    storage.removeFirst(offset - start)
+    start = offset
+  }
+
+  /// Hands the bytes before `offset` over as a buffer of their own: the window's very storage,
+  /// not a copy. The window keeps the rest (a part of a line, normally), in a new buffer of at
+  /// least `capacity` bytes.
+  mutating func split(at offset: StreamOffset, capacity: Int) -> ByteBuffer {
+    precondition(offset >= start && offset <= end, "splitting outside the window")
+    let rest = end - offset
+    var taken = ByteBuffer(capacity: max(capacity, rest + capacity / 2))
+    taken.append(view.pointer(at: offset), count: rest)
+    swap(&storage, &taken)
+    taken.count = offset - start
+    start = offset
+    return taken
+  }
+
+  /// Empties the window for a new input, whose first byte is stream offset 0.
+  mutating func restart() {
+    storage.count = 0
+    storage.shrink(ifAbove: 1 << 22)
+    start = .zero
+  }
+}
+
+/// The bytes of an ``InputWindow`` at one moment: its base address and the stream offsets it
+/// spans. Valid until the window next changes (a read or a discard); the engine takes a new one
+/// before each piece it gives to the parser.
+struct InputView: BitwiseCopyable {
+  let base: UnsafePointer<UInt8>
+  let start: StreamOffset
+  let end: StreamOffset
+
+  /// The byte at `offset`, which must be held. Unchecked in release builds: the per-token path
+  /// reads only offsets of the piece being parsed.
+  @inline(__always)
+  subscript(offset: StreamOffset) -> UInt8 {
+    assert(offset >= start && offset < end, "reading \(offset) outside \(start)..<\(end)")
+    return base[offset - start]
+  }
+
+  /// The address of the byte at `offset` (or just past the end).
+  @inline(__always)
+  func pointer(at offset: StreamOffset) -> UnsafePointer<UInt8> {
+    precondition(offset >= start && offset <= end, "\(offset) is outside \(start)...\(end)")
+    return base + (offset - start)
+  }
+
+  /// The stream offset of an address inside the view.
+  @inline(__always)
+  func offset(of pointer: UnsafePointer<UInt8>) -> StreamOffset {
+    start + base.distance(to: pointer)
+  }
+
+  /// The bytes from `from` up to `to`.
+  func bytes(from: StreamOffset, to: StreamOffset) -> UnsafeBufferPointer<UInt8> {
+    UnsafeBufferPointer(start: pointer(at: from), count: to - from)
+  }
+
+  // MARK: The newline search
+
+  /// The first newline in `from..<to`, or nil.
+  func firstNewline(from: StreamOffset, to: StreamOffset) -> StreamOffset? {
+    guard from < to, let found = memchr(pointer(at: from), 0x0A, to - from) else { return nil }
+    return offset(of: found.assumingMemoryBound(to: UInt8.self))
+  }
+
+  /// The last newline in `from..<to`, or nil.
+  func lastNewline(from: StreamOffset, to: StreamOffset) -> StreamOffset? {
+    guard from < to else { return nil }
+    let first = pointer(at: from)
+    var index = to - from - 1
+    while index >= 0 {
+      if first[index] == 0x0A { return from + index }
+      index -= 1
+    }
+    return nil
+  }
+
+  /// The start of the first line in `from..<to` (after a newline at or after `from`) whose first
+  /// byte is `byte`, or nil. The line's first byte must be held too.
+  func firstLine(startingWith byte: UInt8, from: StreamOffset, to: StreamOffset) -> StreamOffset? {
+    var position = from
+    while let newline = firstNewline(from: position, to: to) {
+      let lineStart = newline + 1
+      guard lineStart < end else { return nil }
+      if lineStart <= to && self[lineStart] == byte { return lineStart }
+      position = lineStart
+    }
+    return nil
+  }
+
+  /// Whether the bytes at `offset` are a UTF-8 byte-order mark.
+  func hasByteOrderMark(at offset: StreamOffset) -> Bool {
+    end - offset >= 3 && self[offset] == 0xEF && self[offset + 1] == 0xBB
+      && self[offset + 2] == 0xBF
+  }
+}

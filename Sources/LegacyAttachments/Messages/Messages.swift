@@ -1,0 +1,124 @@
+/// Every message the engine reports, in one place, worded as users see them after
+/// `FILE:LINE:COLUMN: error: ` (or `warning: `), and the details of `--check` findings.
+enum Messages {
+  // MARK: Documents
+
+  static func notAnObject(_ kind: ValueKind, suggestListFormat: Bool) -> String {
+    var message = "document is not a JSON object (it is \(kind.article))"
+    if kind == .array && suggestListFormat {
+      message += "; for a file holding one array of documents, use --format list"
+    }
+    return message
+  }
+
+  static let duplicateAttachments =
+    "more than one top-level \"_attachments\" member; refusing to guess which one is meant"
+
+  static func attachmentsNotObjectForPush(_ kind: ValueKind) -> String {
+    "\"_attachments\" is \(kind.article), not an object, and the document has blobs: push cannot"
+      + " add their entries without losing data"
+  }
+
+  static func attachmentsNotObjectForCheck(_ kind: ValueKind) -> String {
+    "\"_attachments\" is \(kind.article), not an object; Sync Gateway expects an object of"
+      + " attachments"
+  }
+
+  static func blobWithoutDigest(name: String) -> String {
+    "blob at \(name) has no string \"digest\"; it gets no _attachments entry"
+  }
+
+  static func entryDataKept(name: String) -> String {
+    "_attachments entry \(Diagnostic.quoted(name)) carries the attachment's bytes (\"data\") and"
+      + " is kept: removing it would lose the only copy of them"
+  }
+
+  static func entryDataNotString(name: String, kind: ValueKind) -> String {
+    "_attachments entry \(Diagnostic.quoted(name)) has a \"data\" member that is \(kind.article),"
+      + " not a base64 string"
+  }
+
+  // MARK: List framing
+
+  static func listNotArray(_ kind: ValueKind) -> String {
+    var message =
+      "with --format list the input must be one JSON array of documents; it is \(kind.article)"
+    if kind == .object { message += " (for one document after another, use --format lines)" }
+    return message
+  }
+
+  static let listMoreFollows =
+    "with --format list the input must be one JSON array; more follows it"
+
+  // MARK: Malformed JSON
+
+  static let truncatedDocument = "malformed JSON: truncated document (the input ends inside it)"
+  static let truncatedList = "malformed JSON: truncated list (the input ends inside the array)"
+  static let truncatedRecord =
+    "malformed JSON: the document is cut short at the end of its line (a truncated record?);"
+    + " the next line starts a new document"
+  static let formFeed = "malformed JSON: a form feed is not JSON whitespace"
+  static let verticalTab = "malformed JSON: a vertical tab is not JSON whitespace"
+  static let byteOrderMarkInside =
+    "malformed JSON: a byte-order mark (U+FEFF) inside the input; only its very start may have one"
+
+  static func invalidUTF8(byte: UInt8) -> String {
+    "malformed JSON: invalid UTF-8 (byte 0x\(String(byte, radix: 16, uppercase: true)))"
+  }
+
+  /// yajl's description of a syntax error, in this tool's words.
+  static func malformed(yajlMessage: String) -> String {
+    var text = yajlMessage
+    for prefix in ["lexical error: ", "parse error: "] where text.hasPrefix(prefix) {
+      text.removeFirst(prefix.count)
+    }
+    if text.hasSuffix(".") { text.removeLast() }
+    switch text {
+    case "invalid bytes in UTF8 string": return "malformed JSON: invalid UTF-8 in a string"
+    case "invalid char in json text": return "malformed JSON: invalid character"
+    case "invalid string in json text":
+      return "malformed JSON: invalid literal (only true, false and null are)"
+    case "probable comment found in input text, comments are not enabled":
+      return "malformed JSON: a comment (JSON has none)"
+    case "client cancelled parse": return "malformed JSON"
+    default: return "malformed JSON: " + text
+    }
+  }
+
+  // MARK: What was not converted
+
+  /// Added to the error that breaks a list (or its rest): what of the input is left unconverted.
+  static func restNotConverted(from start: TextPosition, to end: TextPosition) -> String {
+    "; the rest of the input (\(start) to \(end)) is not converted"
+  }
+
+  /// Added, without `--rejects`, to an error that rejects a document: the input skipped.
+  static func skipped(from start: TextPosition, to end: TextPosition?) -> String {
+    " (skipped \(start) to \(end.map(\.description) ?? "end of input"))"
+  }
+
+  // MARK: --check details
+
+  static func attachmentTooLarge(length: String) -> String {
+    "attachment length is \(length) bytes; Sync Gateway accepts at most"
+      + " \(SyncGatewayLimits.attachmentBytes) bytes (20 MiB)"
+  }
+
+  static func metadataTooLarge(bytes: Int) -> String {
+    "the _attachments that push produces is \(bytes) bytes of JSON; Sync Gateway keeps at most"
+      + " \(SyncGatewayLimits.metadataBytes) bytes (1 MiB) of attachment metadata per document"
+  }
+
+  // MARK: Library
+
+  static let noDocument = "no document in the input"
+  static let severalDocuments = "more than one document in the input"
+}
+
+/// Sync Gateway's limits that `--check` measures against.
+enum SyncGatewayLimits {
+  /// The largest attachment Couchbase Server stores (its document size limit): 20 MiB.
+  static let attachmentBytes = 20 * 1024 * 1024
+  /// The most attachment metadata a document's sync metadata holds: 1 MiB.
+  static let metadataBytes = 1024 * 1024
+}

@@ -1,0 +1,111 @@
+/// `--check` (SPEC.md, "Inspection" and "Couchbase Lite compatibility"): one NDJSON finding per
+/// problem Sync Gateway would refuse or a conversion would lose.
+///
+/// Every problem of a document is a finding, whatever its severity: the structural ones the
+/// scanner found, the rule ones found here, and the sizes measured by ``write``.
+final class CheckWriter: DocumentWriter {
+  /// Builds the `_attachments` push would send, to measure it.
+  private let push: PushWriter
+  private var scratch = ByteBuffer(capacity: 1024)
+
+  init(options: ConversionOptions) {
+    push = PushWriter(options: options)
+  }
+
+  func findProblems(
+    in document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
+    into problems: inout [Problem]
+  ) {
+    guard document.isObject else { return }
+    let attachments = document.attachments
+    if attachments.count >= 1 && !attachments.isObject {
+      problems.append(
+        Problem(
+          kind: .attachmentsNotObject, severity: .error, offset: attachments.keyOffset,
+          message: Messages.attachmentsNotObjectForCheck(attachments.kind),
+          pointer: "/_attachments"))
+    }
+    for blob in document.blobs.elements where !blob.members.digestIsString {
+      problems.append(
+        Problem(
+          kind: .blobWithoutDigest, severity: .error, offset: blob.inputStart,
+          message: Messages.blobWithoutDigest(name: document.nameString(of: blob)),
+          pointer: String(decoding: document.name(blob.pointer), as: UTF8.self)))
+    }
+  }
+
+  /// Appends the findings only a whole object shows: attachments over 20 MiB, and the metadata
+  /// push would write over 1 MiB.
+  func write(
+    _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
+    to output: inout ByteBuffer, statistics: inout Statistics
+  ) {
+    for blob in document.blobs.elements {
+      guard let size = Self.numberValue(blob.members.length, text: text),
+        size > Double(SyncGatewayLimits.attachmentBytes)
+      else { continue }
+      appendTooLarge(
+        document, text: text, line: line, length: blob.members.length,
+        pointer: String(decoding: document.name(blob.pointer), as: UTF8.self), to: &output,
+        statistics: &statistics)
+    }
+    // Entries an earlier push made mirror blobs already checked above; push replaces them.
+    for entry in document.entries.elements where entry.isObject {
+      guard !push.isSynthesized(key: entry.key, in: text),
+        let size = Self.numberValue(entry.members.length, text: text),
+        size > Double(SyncGatewayLimits.attachmentBytes)
+      else { continue }
+      scratch.count = 0
+      appendEntryPointer(entry.key, text: text, to: &scratch)
+      appendTooLarge(
+        document, text: text, line: line, length: entry.members.length,
+        pointer: String(decoding: scratch.bytes, as: UTF8.self), to: &output,
+        statistics: &statistics)
+    }
+    let attachments = document.attachments
+    guard attachments.count == 0 || attachments.isSingleObject else { return }
+    scratch.count = 0
+    push.appendAttachments(document, text: text, to: &scratch)
+    if scratch.count > SyncGatewayLimits.metadataBytes {
+      Self.appendFinding(
+        id: document.identifier, text: text, line: line, problem: "metadata-too-large",
+        pointer: "/_attachments", detail: Messages.metadataTooLarge(bytes: scratch.count),
+        to: &output, statistics: &statistics)
+    }
+  }
+
+  private func appendTooLarge(
+    _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
+    length: Span, pointer: String, to output: inout ByteBuffer, statistics: inout Statistics
+  ) {
+    let literal = String(decoding: text[length.start..<length.end], as: UTF8.self)
+    Self.appendFinding(
+      id: document.identifier, text: text, line: line, problem: "attachment-too-large",
+      pointer: pointer, detail: Messages.attachmentTooLarge(length: literal), to: &output,
+      statistics: &statistics)
+  }
+
+  /// The value of a number token, or nil when `span` is absent or not a number.
+  private static func numberValue(_ span: Span, text: UnsafeBufferPointer<UInt8>) -> Double? {
+    guard span.isPresent else { return nil }
+    let first = text[span.start]
+    guard first == UInt8(ascii: "-") || (first >= 48 && first <= 57) else { return nil }
+    return Double(String(decoding: text[span.start..<span.end], as: UTF8.self))
+  }
+
+  /// Appends one finding row: `id` (the `_id` token `id` of `text`, or null), `line`,
+  /// `problem`, `pointer`, `detail`.
+  static func appendFinding(
+    id: Span, text: UnsafeBufferPointer<UInt8>, line: Int, problem: String, pointer: String,
+    detail: String, to output: inout ByteBuffer, statistics: inout Statistics
+  ) {
+    var row = RowWriter()
+    row.raw("id", id, from: text, into: &output)
+    row.number("line", line, into: &output)
+    row.string("problem", problem, into: &output)
+    row.string("pointer", pointer, into: &output)
+    row.string("detail", detail, into: &output)
+    row.end(into: &output)
+    statistics.rows += 1
+  }
+}

@@ -1,0 +1,63 @@
+/// `--list` (SPEC.md, "Inspection"): one NDJSON row per attachment, blob references and legacy
+/// entries alike, in document order.
+final class ListWriter: DocumentWriter {
+  private var scratch = ByteBuffer(capacity: 256)
+
+  func findProblems(
+    in document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
+    into problems: inout [Problem]
+  ) {}
+
+  func write(
+    _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
+    to output: inout ByteBuffer, statistics: inout Statistics
+  ) {
+    let blobs = document.blobs.elements
+    let entries = document.entries.elements
+    var blobIndex = 0
+    var entryIndex = 0
+    while true {
+      let nextBlob = blobIndex < blobs.count ? blobs[blobIndex].span.start : Int.max
+      var nextEntry = Int.max
+      while entryIndex < entries.count && !entries[entryIndex].isObject { entryIndex += 1 }
+      if entryIndex < entries.count { nextEntry = entries[entryIndex].member.start }
+      if nextBlob == Int.max && nextEntry == Int.max { break }
+      var row = RowWriter()
+      row.raw("id", document.identifier, from: text, into: &output)
+      row.number("line", line, into: &output)
+      let members: AttachmentMembers
+      if nextBlob < nextEntry {
+        let blob = blobs[blobIndex]
+        blobIndex += 1
+        row.string("kind", "blob", into: &output)
+        row.string("name", document.name(blob.name), into: &output)
+        row.string("pointer", document.name(blob.pointer), into: &output)
+        members = blob.members
+      } else {
+        let entry = entries[entryIndex]
+        entryIndex += 1
+        row.string("kind", "legacy", into: &output)
+        row.raw("name", entry.key, from: text, into: &output)
+        scratch.count = 0
+        appendEntryPointer(entry.key, text: text, to: &scratch)
+        row.string("pointer", scratch.bytes, into: &output)
+        members = entry.members
+      }
+      row.raw("digest", members.digest, from: text, into: &output)
+      row.raw("length", members.length, from: text, into: &output)
+      row.raw("content_type", members.contentType, from: text, into: &output)
+      row.end(into: &output)
+      statistics.rows += 1
+    }
+  }
+}
+
+/// Appends the JSON Pointer of the `_attachments` entry whose key token is `key`:
+/// `/_attachments/` and the key with `~` and `/` escaped.
+func appendEntryPointer(
+  _ key: Span, text: UnsafeBufferPointer<UInt8>, to output: inout ByteBuffer
+) {
+  output.append("/_attachments")
+  let decoded = JSONText.decodeString(UnsafeBufferPointer(rebasing: text[key.start..<key.end]))
+  decoded.withUnsafeBufferPointer { PathStyle.pointer.appendKeyStep($0, to: &output) }
+}

@@ -1,0 +1,47 @@
+/// Finds where the parallel reader may cut its input: just before a line that starts with `{`;
+/// and counts the newlines before each cut, for the next batch's first line number.
+///
+/// It remembers what it has scanned, by stream offset, so that a long line without a boundary
+/// (one huge document) is scanned once, not again after every read, and no byte is scanned
+/// twice for newlines.
+struct BoundaryFinder {
+  /// Everything before here has been looked at.
+  private var scanned = StreamOffset.zero
+  /// Newlines before ``scanned``.
+  private var newlinesScanned = 0
+  /// One past the last newline followed by `{`, and the newlines before it (its own included).
+  private var boundary: (end: StreamOffset, newlines: Int)? = nil
+  /// One past the last newline, and the newlines before it.
+  private var lastNewline: (end: StreamOffset, newlines: Int)? = nil
+
+  /// One past the last newline in `view` that is followed by `{`, or nil when there is none.
+  mutating func lastBoundary(in view: InputView) -> StreamOffset? {
+    // A newline that ended the last scan may only now be seen to be followed by `{`.
+    if let last = lastNewline, last.end == scanned, scanned < view.end,
+      view[scanned] == UInt8(ascii: "{")
+    {
+      boundary = last
+    }
+    var position = max(scanned, view.start)
+    while let newline = view.firstNewline(from: position, to: view.end) {
+      let end = newline + 1
+      newlinesScanned += 1
+      lastNewline = (end, newlinesScanned)
+      if end < view.end && view[end] == UInt8(ascii: "{") { boundary = lastNewline }
+      position = end
+    }
+    scanned = view.end
+    // A boundary already cut at is the start of the view now, not a place to cut.
+    guard let boundary, boundary.end > view.start else { return nil }
+    return boundary.end
+  }
+
+  /// The number of newlines before `split`, which is the last boundary found or the end of
+  /// `view` (the end of the input).
+  mutating func newlines(before split: StreamOffset, in view: InputView) -> Int {
+    if let boundary, boundary.end == split { return boundary.newlines }
+    precondition(split == view.end, "a batch is cut only at the last boundary or at the end")
+    _ = lastBoundary(in: view)
+    return newlinesScanned
+  }
+}

@@ -1,0 +1,139 @@
+/// The reading side of a parallel run: reads an input into a window and cuts it into batches just
+/// before lines that start with `{` (document boundaries in NDJSON and in pretty-printed dumps),
+/// handing each batch the very buffer it was read into.
+struct BatchReader: ~Copyable {
+  private var window: InputWindow
+  private var boundaries = BoundaryFinder()
+  private let batchBytes: Int
+  private var batches = 0
+  /// Newlines in the batches cut so far: the next batch starts on the line after them.
+  private var newlinesBefore = 0
+
+  init(batchBytes: Int) {
+    self.batchBytes = batchBytes
+    window = InputWindow(capacity: batchBytes * 2)
+  }
+
+  /// Bytes read and not yet cut into a batch.
+  var pendingCount: Int { window.end - window.start }
+
+  /// Whether nothing has been cut yet (the pending bytes start the input).
+  var atInputStart: Bool { batches == 0 }
+
+  /// Where the pending bytes start in their input.
+  var pendingStart: TextPosition { TextPosition(line: newlinesBefore + 1, column: 1) }
+
+  /// The pending bytes (valid until the next read or cut).
+  var pendingBytes: UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(window.view.bytes(from: window.start, to: window.end))
+  }
+
+  /// Reads up to one batch's worth.
+  mutating func read(from descriptor: FileDescriptor) throws(Errno) -> Int {
+    try window.read(from: descriptor, maximum: batchBytes)
+  }
+
+  /// Cuts a batch at the last boundary, if there is one.
+  mutating func cutAtBoundary() -> Batch? {
+    guard let split = boundaries.lastBoundary(in: window.view) else { return nil }
+    return cut(at: split, isLast: false)
+  }
+
+  /// Cuts what is pending as the input's last batch.
+  mutating func cutRest() -> Batch { cut(at: window.end, isLast: true) }
+
+  private mutating func cut(at split: StreamOffset, isLast: Bool) -> Batch {
+    let newlines = boundaries.newlines(before: split, in: window.view)
+    let first = pendingStart
+    let bytes = BatchBytes(taking: window.split(at: split, capacity: batchBytes * 2))
+    let batch = Batch(
+      index: batches, bytes: bytes, first: first, atInputStart: batches == 0, isLast: isLast)
+    newlinesBefore = newlines
+    batches += 1
+    return batch
+  }
+}
+
+extension StreamConverter {
+  /// Converts `descriptor` with ``jobs`` worker threads. Results are written in input order. A
+  /// document that runs past its batch is converted again together with the next batch, so the
+  /// output is the same as with one thread.
+  func convertInParallel(_ descriptor: FileDescriptor, name: String, queue: WorkQueue)
+    throws(IOError) -> InputOutcome
+  {
+    let local = ConversionEngine(
+      options: options, keepsRejects: rejects != nil, capacities: capacities)
+    var reader = BatchReader(batchBytes: batchBytes)
+    var submitted = 0
+    var written = 0
+    var endOfInput = false
+    var total = 0
+    var kept: [Int: Batch] = [:]
+    var carry: (bytes: [UInt8], first: TextPosition)? = nil
+    let maximumInFlight = max(2, 2 * jobs)
+
+    func submit(_ batch: Batch) {
+      kept[batch.index] = batch
+      queue.submit(batch)
+      submitted += 1
+    }
+
+    /// Writes the next batch's result (converted again after the previous one's carry).
+    func deliverNext() throws(IOError) -> (outcome: InputOutcome, isLast: Bool) {
+      var result = queue.result(for: written)
+      let batch = kept.removeValue(forKey: written)!
+      if let previous = carry {
+        result = convertBatch(batch, carry: previous.bytes, carryStart: previous.first, with: local)
+      }
+      carry = result.carry.map { ($0, result.carryStart) }
+      written += 1
+      try deliver(result)
+      return (result.outcome, batch.isLast)
+    }
+
+    while true {
+      // Read and hand out batches while there is room.
+      while !endOfInput && submitted - written < maximumInFlight {
+        let count: Int
+        do {
+          count = try reader.read(from: descriptor)
+        } catch {
+          throw IOError(operation: .read, errno: error, target: name)
+        }
+        total += count
+        statisticsOffset.bytesIn += count
+        progressHandler?(total, statistics)
+        if count == 0 {
+          endOfInput = true
+          submit(reader.cutRest())
+          break
+        }
+        let dataWaiting = count == batchBytes || descriptor.hasInputReady()
+        guard reader.pendingCount >= batchBytes || !dataWaiting else { continue }
+        if let batch = reader.cutAtBoundary() {
+          submit(batch)
+        } else if reader.pendingCount >= 4 * batchBytes {
+          // No line starts with `{` in several batches: one huge document (held in memory
+          // once, rather than once per copy between threads), or documents that do not start
+          // their lines. A cut anywhere else could split a document, or the skipping after a
+          // malformed one, differently from one pass. Finish the batches in flight, then
+          // convert the rest of this input on this thread.
+          while written < submitted {
+            let next = try deliverNext()
+            if next.outcome != .completed { return next.outcome }
+          }
+          return try continueOnThisThread(
+            descriptor, name: name, carry: carry?.bytes, pending: reader.pendingBytes,
+            first: carry?.first ?? reader.pendingStart,
+            atInputStart: reader.atInputStart && carry == nil, alreadyRead: total)
+        }
+      }
+      guard written < submitted else { break }
+      let next = try deliverNext()
+      // A bad document stopped the run: nothing after it is written.
+      if next.outcome != .completed { return next.outcome }
+      if next.isLast { break }
+    }
+    return .completed
+  }
+}

@@ -1,0 +1,153 @@
+/// A half-open byte range `[start, end)` of a document's compact text; `start < 0` means absent.
+struct Span: BitwiseCopyable, Equatable {
+  var start: Int
+  var end: Int
+
+  static let none = Span(start: -1, end: -1)
+
+  var isPresent: Bool { start >= 0 }
+  var count: Int { end - start }
+}
+
+/// The type of a JSON value, as far as the rules care.
+enum ValueKind: UInt8, BitwiseCopyable {
+  case null, boolean, number, string, object, array
+
+  /// "a string", "an object", "null", for messages.
+  var article: String {
+    switch self {
+    case .null: "null"
+    case .boolean: "a boolean"
+    case .number: "a number"
+    case .string: "a string"
+    case .object: "an object"
+    case .array: "an array"
+    }
+  }
+}
+
+/// What an open container is, for the rules of SPEC.md.
+enum Role: UInt8, BitwiseCopyable {
+  /// Inside a blob, an attachment entry or a rejected document: only positions are tracked.
+  case inert
+  /// The document's root object.
+  case document
+  /// An object that becomes a blob reference if it has `"@type":"blob"`.
+  case candidate
+  /// An array whose elements may hold blob references.
+  case array
+  /// The document's top-level `_attachments` object: each member is a legacy attachment.
+  case attachments
+  /// An object-valued member of `_attachments`.
+  case entry
+  /// The outer array of `--format list` input.
+  case list
+}
+
+/// The members whose values the rules look at. Any other key is `.other`.
+enum MemberKey: UInt8, BitwiseCopyable {
+  case other
+  case type  // "@type"
+  case digest
+  case length
+  case contentType  // "content_type"
+  case stub
+  case revpos
+  case id  // "_id"
+  case rev  // "_rev"
+  case attachments  // "_attachments"
+  case entry  // any member of `_attachments`
+  case data
+}
+
+/// The members of a blob or an attachment entry that modes read: where their values are in the
+/// compact text.
+struct AttachmentMembers: BitwiseCopyable {
+  /// The last `digest` member's value, whatever its type.
+  var digest: Span = .none
+  var digestIsString = false
+  var length: Span = .none
+  var contentType: Span = .none
+  /// The last `data` member's value (the attachment's bytes), whatever its type.
+  var data: Span = .none
+  var dataKind: ValueKind = .null
+
+  /// The digest when it is a string (the only kind that names an attachment).
+  var stringDigest: Span { digestIsString ? digest : .none }
+}
+
+/// One open container of the document being scanned. Offsets are in the compact text unless
+/// named otherwise.
+struct Frame: BitwiseCopyable {
+  var role: Role
+  var isArray: Bool
+  var isBlob: Bool = false
+  var pendingKey: MemberKey = .other
+  /// Elements so far (arrays) or members so far (objects).
+  var count: Int = 0
+  var start: Int
+  /// Where the container starts in the input.
+  var inputStart: StreamOffset
+  /// The current member's key token.
+  var key: Span = .none
+  var members = AttachmentMembers()
+  /// Where this container's excluded members start in the scanner's open exclusions.
+  var exclusionsStart: Int
+  /// How many blob references the document had when this container opened.
+  var blobsStart: Int
+}
+
+/// A blob found outside `_attachments`.
+struct BlobReference: BitwiseCopyable {
+  var span: Span
+  var inputStart: StreamOffset
+  /// Members left out of the synthesized entry (`@type`, and for `litecore` `stub` and `revpos`):
+  /// a range of ``ScannedDocument/blobExclusions``.
+  var exclusions: Span
+  var members: AttachmentMembers
+  /// The attachment name (decoded, WTF-8) in ``ScannedDocument/names``; empty when not asked for.
+  var name: Span
+  /// The RFC 6901 pointer in ``ScannedDocument/names`` (when asked for).
+  var pointer: Span
+  /// Whether `name` needs no escape as a JSON string.
+  var nameIsPlain: Bool
+}
+
+/// A member of the top-level `_attachments` object.
+struct LegacyEntry: BitwiseCopyable {
+  /// Key through value.
+  var member: Span
+  var key: Span
+  /// Where the key starts in the input.
+  var keyOffset: StreamOffset
+  var value: Span
+  var isObject: Bool
+  var members: AttachmentMembers
+}
+
+/// The document's top-level `_attachments` member, as first found.
+struct AttachmentsMember: BitwiseCopyable {
+  /// How many top-level `_attachments` members the document has.
+  var count = 0
+  /// Key through value of the first.
+  var member: Span = .none
+  var value: Span = .none
+  var kind: ValueKind = .null
+  /// Where its key starts in the input.
+  var keyOffset = StreamOffset.zero
+
+  var isObject: Bool { kind == .object }
+  /// Exactly one, and an object: the `_attachments` modes can rewrite.
+  var isSingleObject: Bool { count == 1 && kind == .object }
+}
+
+/// A problem found in a document, kept until the document ends.
+struct Problem {
+  var kind: Diagnostic.Kind
+  var severity: Diagnostic.Severity
+  /// Where it is in the input.
+  var offset: StreamOffset
+  var message: String
+  /// The JSON Pointer of the problem's place (for `--check`).
+  var pointer: String
+}

@@ -1,0 +1,81 @@
+import CYajl
+
+/// Everything yajl's callbacks reach, at one fixed address: the scanner that follows the tokens,
+/// and the handler that takes each finished document.
+struct ScanContext: ~Copyable {
+  var scanner: DocumentScanner
+  var handler: DocumentHandler
+
+  /// What a callback returns to yajl for `outcome`: 1 to go on, 0 to stop. A finished document
+  /// goes to the handler, then the scanner forgets it.
+  @inline(__always)
+  mutating func proceed(_ outcome: TokenOutcome) -> Int32 {
+    switch outcome {
+    case .next: return 1
+    case .stop: return 0
+    case .documentEnded: return documentEnded() ? 1 : 0
+    }
+  }
+
+  @inline(never)
+  private mutating func documentEnded() -> Bool {
+    let goOn = handler.documentEnded(
+      scanner.document, text: scanner.finishedText, view: scanner.view)
+    scanner.resetDocument()
+    return goOn
+  }
+}
+
+@inline(__always)
+private func context(_ pointer: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<ScanContext> {
+  pointer.unsafelyUnwrapped.assumingMemoryBound(to: ScanContext.self)
+}
+
+/// The yajl callback table. Each callback forwards to the ``DocumentScanner`` of its context
+/// pointer; they live in the library (not in `main.swift`) so that they are plain C functions with
+/// no actor checks, and they are not generic, so nothing is looked up per token.
+enum ScanCallbacks {
+  static func make() -> yajl_callbacks {
+    var callbacks = yajl_callbacks()
+    callbacks.yajl_null = { pointer in
+      let scan = context(pointer)
+      return scan.pointee.proceed(scan.pointee.scanner.scalar(.null))
+    }
+    callbacks.yajl_boolean = { pointer, _ in
+      let scan = context(pointer)
+      return scan.pointee.proceed(scan.pointee.scanner.scalar(.boolean))
+    }
+    // Only `yajl_number` is set, so numbers arrive as written, never converted.
+    callbacks.yajl_number = { pointer, text, count in
+      let scan = context(pointer)
+      return scan.pointee.proceed(
+        scan.pointee.scanner.scalar(
+          .number, text: UnsafeRawPointer(text)?.assumingMemoryBound(to: UInt8.self), count: count))
+    }
+    callbacks.yajl_string = { pointer, bytes, count in
+      let scan = context(pointer)
+      return scan.pointee.proceed(scan.pointee.scanner.scalar(.string, text: bytes, count: count))
+    }
+    callbacks.yajl_start_map = { pointer in
+      let scan = context(pointer)
+      return scan.pointee.proceed(scan.pointee.scanner.open(isArray: false))
+    }
+    callbacks.yajl_map_key = { pointer, bytes, count in
+      let scan = context(pointer)
+      return scan.pointee.proceed(scan.pointee.scanner.key(bytes.unsafelyUnwrapped, count: count))
+    }
+    callbacks.yajl_end_map = { pointer in
+      let scan = context(pointer)
+      return scan.pointee.proceed(scan.pointee.scanner.close())
+    }
+    callbacks.yajl_start_array = { pointer in
+      let scan = context(pointer)
+      return scan.pointee.proceed(scan.pointee.scanner.open(isArray: true))
+    }
+    callbacks.yajl_end_array = { pointer in
+      let scan = context(pointer)
+      return scan.pointee.proceed(scan.pointee.scanner.close())
+    }
+    return callbacks
+  }
+}

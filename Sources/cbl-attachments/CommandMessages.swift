@@ -1,0 +1,77 @@
+import LegacyAttachments
+
+/// The messages the command itself writes to standard error (the documents' diagnostics come
+/// from the library), each a whole line.
+enum CommandMessages {
+  static func cannotOpen(_ file: String, _ error: Errno) -> String {
+    "\(program): \(file): error: cannot open: \(error)"
+  }
+
+  static func cannotOpenForWriting(_ file: String, _ error: Errno) -> String {
+    "\(program): \(file): error: cannot open for writing: \(error)"
+  }
+
+  static func cannotRead(_ name: String, _ error: IOError) -> String {
+    "\(program): \(name): error: cannot read: \(error)"
+  }
+
+  static func writeFailed(_ error: IOError) -> String {
+    "\(program): \(error.target): error: write failed: \(error)"
+  }
+
+  static func rejectsIsInput(_ path: String, input: String) -> String {
+    "\(program): \(path): error: the rejects file is also an input (\(input)); refusing to"
+      + " overwrite it"
+  }
+
+  static func rejectsIsOutput(_ path: String) -> String {
+    "\(program): \(path): error: the rejects file is also standard output; refusing to write"
+      + " both to one file"
+  }
+
+  static func inputIsOutput(_ name: String) -> String {
+    "\(program): \(name): error: input file is also standard output; not read"
+  }
+
+  static func usage(_ message: String) -> [String] {
+    ["\(program): error: \(message)", "Try '\(program) --help' for more information."]
+  }
+
+  static func checkSummary(_ statistics: Statistics) -> String {
+    "\(program): checked \(counted(statistics.documents, "document")): "
+      + "\(counted(statistics.rows, "finding")) in \(counted(statistics.errors, "document"))"
+  }
+
+  /// The `--stats` line.
+  static func statistics(_ statistics: Statistics, seconds: Double) -> String {
+    let rate = seconds > 0 ? Double(statistics.bytesIn) / seconds / 1_000_000 : 0
+    var line =
+      "\(program): \(counted(statistics.documents, "document")), "
+      + "\(counted(statistics.blobs, "blob")), "
+      + "\(counted(statistics.entriesAdded, "entry", "entries")) added, "
+      + "\(statistics.entriesRemoved) removed, "
+      + "\(counted(statistics.warnings, "warning")), \(counted(statistics.errors, "error")); "
+      + "\(counted(statistics.bytesIn, "byte")) in, \(counted(statistics.bytesOut, "byte")) out; "
+      + "\(formatted(seconds, digits: 3)) s (\(formatted(rate, digits: 1)) MB/s)"
+    if statistics.bytesSkipped > 0 {
+      line += "; \(counted(statistics.bytesSkipped, "byte")) skipped"
+    }
+    return line
+  }
+}
+
+/// "1 blob", "2 blobs".
+func counted(_ count: Int, _ singular: String, _ pluralForm: String? = nil) -> String {
+  "\(count) \(count == 1 ? singular : pluralForm ?? singular + "s")"
+}
+
+/// `value` with a fixed number of decimals, without Foundation.
+func formatted(_ value: Double, digits: Int) -> String {
+  var scale = 1.0
+  for _ in 0..<digits { scale *= 10 }
+  let scaled = Int((value * scale).rounded())
+  let whole = scaled / Int(scale)
+  var fraction = String(scaled % Int(scale))
+  while fraction.count < digits { fraction = "0" + fraction }
+  return digits == 0 ? "\(whole)" : "\(whole).\(fraction)"
+}
