@@ -14,7 +14,9 @@ struct MalformedReport {
 /// located.
 struct DocumentHandler: ~Copyable {
   let options: ConversionOptions
-  let writer: any DocumentWriter
+  let writer: ModeWriter
+  /// The writer's scratch memory.
+  private var workspace = WriterWorkspace()
   /// Whether rejected text is kept (for `--rejects`, or the library's result), or only counted
   /// and its extent reported as skipped.
   let keepsRejects: Bool
@@ -26,7 +28,7 @@ struct DocumentHandler: ~Copyable {
 
   init(options: ConversionOptions, keepsRejects: Bool, outputCapacity: Int) {
     self.options = options
-    writer = makeWriter(for: options)
+    writer = ModeWriter(options: options)
     self.keepsRejects = keepsRejects
     framing = OutputFraming(options: options)
     results = Results(outputCapacity: outputCapacity)
@@ -47,7 +49,9 @@ struct DocumentHandler: ~Copyable {
     results.statistics.blobs += document.blobs.count
     if !problems.isEmpty { problems.removeAll(keepingCapacity: true) }
     if !document.problems.isEmpty { problems.append(contentsOf: document.problems) }
-    if document.isObject { writer.findProblems(in: document, text: text, into: &problems) }
+    if document.isObject {
+      writer.findProblems(in: document, text: text, into: &problems, workspace: &workspace)
+    }
     lines.advance(to: document.start, in: view)
     let line = lines.line
     let error = problems.first { $0.severity == .error }
@@ -62,7 +66,8 @@ struct DocumentHandler: ~Copyable {
       }
       if document.isObject {
         writer.write(
-          document, text: text, line: line, to: &results.output, statistics: &results.statistics)
+          document, text: text, line: line, to: &results.output, statistics: &results.statistics,
+          workspace: &workspace)
       }
       if results.statistics.rows > rowsBefore { results.statistics.errors += 1 }
       if error != nil && keepsRejects {
@@ -87,7 +92,8 @@ struct DocumentHandler: ~Copyable {
       }
       framing.beginDocument(in: &results.output)
       writer.write(
-        document, text: text, line: line, to: &results.output, statistics: &results.statistics)
+        document, text: text, line: line, to: &results.output, statistics: &results.statistics,
+        workspace: &workspace)
       framing.endDocument(in: &results.output)
     }
     if document.textIsInput { lines.skipNewlineFree(to: document.end) }

@@ -72,33 +72,52 @@ struct InputWindow: ~Copyable {
   }
 }
 
-/// The bytes of an ``InputWindow`` at one moment: its base address and the stream offsets it
-/// spans. Valid until the window next changes (a read or a discard); the engine takes a new one
+/// The bytes of an ``InputWindow`` at one moment: where they are and the stream offsets they
+/// span. Valid until the window next changes (a read or a discard); the engine takes a new one
 /// before each piece it gives to the parser.
+///
+/// It keeps the address that stream offset 0 would have, as an integer, so that turning an offset
+/// into an address is one addition; a pointer is only ever made for an offset it holds.
 struct InputView: BitwiseCopyable {
-  let base: UnsafePointer<UInt8>
+  /// The address of `start`'s byte, minus `start`: stream offset 0's address, as a number.
+  private let origin: Int
   let start: StreamOffset
   let end: StreamOffset
+
+  init(base: UnsafePointer<UInt8>, start: StreamOffset, end: StreamOffset) {
+    origin = Int(bitPattern: base) &- start.value
+    self.start = start
+    self.end = end
+  }
+
+  /// The address of the first byte held.
+  var base: UnsafePointer<UInt8> { address(start) }
+
+  @inline(__always)
+  private func address(_ offset: StreamOffset) -> UnsafePointer<UInt8> {
+    UnsafePointer(bitPattern: origin &+ offset.value).unsafelyUnwrapped
+  }
 
   /// The byte at `offset`, which must be held. Unchecked in release builds: the per-token path
   /// reads only offsets of the piece being parsed.
   @inline(__always)
   subscript(offset: StreamOffset) -> UInt8 {
     assert(offset >= start && offset < end, "reading \(offset) outside \(start)..<\(end)")
-    return base[offset - start]
+    return address(offset).pointee
   }
 
   /// The address of the byte at `offset` (or just past the end).
   @inline(__always)
   func pointer(at offset: StreamOffset) -> UnsafePointer<UInt8> {
     precondition(offset >= start && offset <= end, "\(offset) is outside \(start)...\(end)")
-    return base + (offset - start)
+    return address(offset)
   }
 
-  /// The stream offset of an address inside the view.
+  /// The stream offset of an address, which need not be inside the view (yajl hands over text
+  /// of its own buffer too): compare the result with offsets that are.
   @inline(__always)
   func offset(of pointer: UnsafePointer<UInt8>) -> StreamOffset {
-    start + base.distance(to: pointer)
+    StreamOffset(Int(bitPattern: pointer) &- origin)
   }
 
   /// The bytes from `from` up to `to`.

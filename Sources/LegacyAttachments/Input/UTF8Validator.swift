@@ -20,7 +20,9 @@ enum UTF8Validator {
     let (early, start) = scalarCheck(bytes, from: 0, through: min(3, count), count: count)
     if let early { return early }
     var index = start
-    while index + window <= count {
+    // Offsets are below `count`, a buffer's size: adding a window or a sequence length to one
+    // cannot overflow, so it is done without a check on this per-byte path.
+    while index &+ window <= count {
       let block = bytes + index
       // The three bytes before the window count too: a sequence may run into it.
       let before = UnsafeRawPointer(block - 3)
@@ -39,7 +41,7 @@ enum UTF8Validator {
       }
       if anyLane(problems) {
         let (invalid, boundary) = scalarCheck(
-          bytes, from: sequenceStart(bytes, before: index), through: index + window, count: count)
+          bytes, from: sequenceStart(bytes, before: index), through: index &+ window, count: count)
         if let invalid { return invalid }
         index = boundary
       } else {
@@ -159,11 +161,11 @@ enum UTF8Validator {
       case 0xF1...0xF3: length = 4
       default: return (index, index)
       }
-      guard index + length <= count else { return (index, index) }
-      let second = bytes[index + 1]
+      guard index &+ length <= count else { return (index, index) }
+      let second = bytes[index &+ 1]
       guard second >= low && second <= high else { return (index, index) }
-      if length > 2 && bytes[index + 2] & 0xC0 != 0x80 { return (index, index) }
-      if length > 3 && bytes[index + 3] & 0xC0 != 0x80 { return (index, index) }
+      if length > 2 && bytes[index &+ 2] & 0xC0 != 0x80 { return (index, index) }
+      if length > 3 && bytes[index &+ 3] & 0xC0 != 0x80 { return (index, index) }
       index &+= length
     }
     return (nil, index)

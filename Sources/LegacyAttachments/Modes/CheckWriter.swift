@@ -3,10 +3,9 @@
 ///
 /// Every problem of a document is a finding, whatever its severity: the structural ones the
 /// scanner found, the rule ones found here, and the sizes measured by ``write``.
-final class CheckWriter: DocumentWriter {
+struct CheckWriter: DocumentWriter {
   /// Builds the `_attachments` push would send, to measure it.
   private let push: PushWriter
-  private var scratch = ByteBuffer(capacity: 1024)
 
   init(options: ConversionOptions) {
     push = PushWriter(options: options)
@@ -14,7 +13,7 @@ final class CheckWriter: DocumentWriter {
 
   func findProblems(
     in document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
-    into problems: inout [Problem]
+    into problems: inout [Problem], workspace: inout WriterWorkspace
   ) {
     guard document.isObject else { return }
     let attachments = document.attachments
@@ -38,7 +37,7 @@ final class CheckWriter: DocumentWriter {
   /// push would write over 1 MiB.
   func write(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
-    to output: inout ByteBuffer, statistics: inout Statistics
+    to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace
   ) {
     for blob in document.blobs.elements {
       guard let size = Self.numberValue(blob.members.length, text: text),
@@ -51,25 +50,30 @@ final class CheckWriter: DocumentWriter {
     }
     // Entries an earlier push made mirror blobs already checked above; push replaces them.
     for entry in document.entries.elements where entry.isObject {
-      guard !push.isSynthesized(key: entry.key, in: text),
+      guard !PushWriter.isSynthesized(key: entry.key, in: text, scratch: &workspace.scratch),
         let size = Self.numberValue(entry.members.length, text: text),
         size > Double(SyncGatewayLimits.attachmentBytes)
       else { continue }
-      scratch.count = 0
-      appendEntryPointer(entry.key, text: text, to: &scratch)
+      workspace.measured.count = 0
+      appendEntryPointer(entry.key, text: text, to: &workspace.measured)
       appendTooLarge(
         document, text: text, line: line, length: entry.members.length,
-        pointer: String(decoding: scratch.bytes, as: UTF8.self), to: &output,
+        pointer: String(decoding: workspace.measured.bytes, as: UTF8.self), to: &output,
         statistics: &statistics)
     }
     let attachments = document.attachments
     guard attachments.count == 0 || attachments.isSingleObject else { return }
-    scratch.count = 0
-    push.appendAttachments(document, text: text, to: &scratch)
-    if scratch.count > SyncGatewayLimits.metadataBytes {
+    // Measured in a buffer of its own, taken out of the workspace meanwhile.
+    var measured = ByteBuffer(capacity: 0)
+    swap(&measured, &workspace.measured)
+    measured.count = 0
+    push.appendAttachments(document, text: text, to: &measured, workspace: &workspace)
+    let size = measured.count
+    swap(&measured, &workspace.measured)
+    if size > SyncGatewayLimits.metadataBytes {
       Self.appendFinding(
         id: document.identifier, text: text, line: line, problem: "metadata-too-large",
-        pointer: "/_attachments", detail: Messages.metadataTooLarge(bytes: scratch.count),
+        pointer: "/_attachments", detail: Messages.metadataTooLarge(bytes: size),
         to: &output, statistics: &statistics)
     }
   }

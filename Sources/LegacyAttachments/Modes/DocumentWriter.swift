@@ -2,28 +2,87 @@
 /// and what it writes for a document it accepts.
 ///
 /// A writer reads the facts the scanner found (``ScannedDocument``) and the document's compact
-/// text; it never sees the input, the parser or the stream. ``DocumentHandler`` calls
-/// ``findProblems(in:text:into:)`` for every document, then ``write(_:text:line:to:statistics:)``
-/// for every document no error rejected (with `--check`, for every document that is an object).
-protocol DocumentWriter: AnyObject {
+/// text; it never sees the input, the parser or the stream. It holds only its options; the
+/// buffers it works in are lent to it (``WriterWorkspace``). ``DocumentHandler`` calls
+/// ``findProblems(in:text:into:workspace:)`` for every document, then
+/// ``write(_:text:line:to:statistics:workspace:)`` for every document no error rejected (with
+/// `--check`, for every document that is an object).
+protocol DocumentWriter {
   /// Adds the problems this mode's rules find in `document` to `problems`.
   func findProblems(
     in document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
-    into problems: inout [Problem])
+    into problems: inout [Problem], workspace: inout WriterWorkspace)
 
   /// Appends what this mode makes of `document` (which starts on input line `line`) to `output`.
   func write(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
-    to output: inout ByteBuffer, statistics: inout Statistics)
+    to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace)
 }
 
-/// The writer of `options.mode`.
-func makeWriter(for options: ConversionOptions) -> any DocumentWriter {
-  switch options.mode {
-  case .push: PushWriter(options: options)
-  case .pull: PullWriter(options: options)
-  case .list: ListWriter()
-  case .check: CheckWriter(options: options)
+/// Scratch memory the writers work in, kept from one document to the next.
+struct WriterWorkspace: ~Copyable {
+  /// Decoded strings.
+  var scratch = ByteBuffer(capacity: 256)
+  /// Members to leave out of an object.
+  var removed = RawStack<Span>(capacity: 16)
+  /// Text built to be measured, not written (`--check`).
+  var measured = ByteBuffer(capacity: 1024)
+}
+
+/// The writer of a run's mode, chosen once: a switch, so every call is direct.
+enum ModeWriter {
+  case push(PushWriter)
+  case pull(PullWriter)
+  case list(ListWriter)
+  case check(CheckWriter)
+
+  init(options: ConversionOptions) {
+    switch options.mode {
+    case .push: self = .push(PushWriter(options: options))
+    case .pull: self = .pull(PullWriter(options: options))
+    case .list: self = .list(ListWriter())
+    case .check: self = .check(CheckWriter(options: options))
+    }
+  }
+
+  func findProblems(
+    in document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
+    into problems: inout [Problem], workspace: inout WriterWorkspace
+  ) {
+    switch self {
+    case .push(let writer):
+      writer.findProblems(in: document, text: text, into: &problems, workspace: &workspace)
+    case .pull(let writer):
+      writer.findProblems(in: document, text: text, into: &problems, workspace: &workspace)
+    case .list(let writer):
+      writer.findProblems(in: document, text: text, into: &problems, workspace: &workspace)
+    case .check(let writer):
+      writer.findProblems(in: document, text: text, into: &problems, workspace: &workspace)
+    }
+  }
+
+  func write(
+    _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
+    to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace
+  ) {
+    switch self {
+    case .push(let writer):
+      writer.write(
+        document, text: text, line: line, to: &output, statistics: &statistics,
+        workspace: &workspace)
+    case .pull(let writer):
+      writer.write(
+        document, text: text, line: line, to: &output, statistics: &statistics,
+        workspace: &workspace)
+    case .list(let writer):
+      writer.write(
+        document, text: text, line: line, to: &output, statistics: &statistics,
+        workspace: &workspace)
+    case .check(let writer):
+      writer.write(
+        document, text: text, line: line, to: &output, statistics: &statistics,
+        workspace: &workspace)
+    }
   }
 }
 

@@ -1,16 +1,14 @@
 /// `--list` (SPEC.md, "Inspection"): one NDJSON row per attachment, blob references and legacy
 /// entries alike, in document order.
-final class ListWriter: DocumentWriter {
-  private var scratch = ByteBuffer(capacity: 256)
-
+struct ListWriter: DocumentWriter {
   func findProblems(
     in document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
-    into problems: inout [Problem]
+    into problems: inout [Problem], workspace: inout WriterWorkspace
   ) {}
 
   func write(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
-    to output: inout ByteBuffer, statistics: inout Statistics
+    to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace
   ) {
     let blobs = document.blobs.elements
     let entries = document.entries.elements
@@ -38,9 +36,9 @@ final class ListWriter: DocumentWriter {
         entryIndex += 1
         row.string("kind", "legacy", into: &output)
         row.raw("name", entry.key, from: text, into: &output)
-        scratch.count = 0
-        appendEntryPointer(entry.key, text: text, to: &scratch)
-        row.string("pointer", scratch.bytes, into: &output)
+        workspace.scratch.count = 0
+        appendEntryPointer(entry.key, text: text, to: &workspace.scratch)
+        row.string("pointer", workspace.scratch.bytes, into: &output)
         members = entry.members
       }
       row.raw("digest", members.digest, from: text, into: &output)

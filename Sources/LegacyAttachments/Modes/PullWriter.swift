@@ -4,10 +4,8 @@
 /// An entry that carries the attachment's bytes (`data`) is removed only when the blob it matches
 /// holds the same bytes; otherwise it stays, with a warning, since removing it would lose the only
 /// copy. A `data` that is not a string rejects the document.
-final class PullWriter: DocumentWriter {
+struct PullWriter: DocumentWriter {
   private let strict: Bool
-  /// Entries to remove, for the document being written.
-  private var removed = RawStack<Span>(capacity: 16)
 
   init(options: ConversionOptions) {
     strict = options.strict
@@ -15,7 +13,7 @@ final class PullWriter: DocumentWriter {
 
   func findProblems(
     in document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
-    into problems: inout [Problem]
+    into problems: inout [Problem], workspace: inout WriterWorkspace
   ) {
     guard document.attachments.isSingleObject, !document.blobs.isEmpty else { return }
     let entries = document.entries.elements
@@ -41,22 +39,23 @@ final class PullWriter: DocumentWriter {
 
   func write(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
-    to output: inout ByteBuffer, statistics: inout Statistics
+    to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace
   ) {
     let attachments = document.attachments
     guard attachments.isSingleObject, !document.entries.isEmpty, !document.blobs.isEmpty else {
       return output.append(text)
     }
     let matcher = DigestMatcher(text: text.baseAddress!, blobs: document.blobs.elements)
-    removed.removeAll()
+    workspace.removed.removeAll()
     for entry in document.entries.elements where Self.matches(entry, matcher) {
       if entry.members.data.isPresent
         && !Self.blobHoldsSameData(entry, document.blobs.elements, text: text)
       {
         continue
       }
-      removed.push(entry.member)
+      workspace.removed.push(entry.member)
     }
+    let removed = workspace.removed.elements
     statistics.entriesRemoved += removed.count
     guard !removed.isEmpty else { return output.append(text) }
     var splicer = MemberSplicer()
@@ -72,7 +71,7 @@ final class PullWriter: DocumentWriter {
     let value = attachments.value
     output.append(UnsafeBufferPointer(rebasing: text[..<(value.start + 1)]))
     splicer.append(
-      base, from: value.start + 1, to: value.end - 1, excluding: removed.elements, to: &output)
+      base, from: value.start + 1, to: value.end - 1, excluding: removed, to: &output)
     output.append(UnsafeBufferPointer(rebasing: text[(value.end - 1)...]))
   }
 

@@ -3,13 +3,10 @@
 /// Existing entries keep their place and order, except those with a synthesized name (made by an
 /// earlier push, in either naming), which are replaced; new entries follow, in document order.
 /// Without an `_attachments` member one is added as the last member.
-final class PushWriter: DocumentWriter {
+struct PushWriter: DocumentWriter {
   private let naming: AttachmentNaming
   private let revpos: Int?
   private let strict: Bool
-  private var scratch = ByteBuffer(capacity: 256)
-  /// Existing entries to leave out (synthesized ones), for the document being written.
-  private var replaced = RawStack<Span>(capacity: 16)
 
   init(options: ConversionOptions) {
     naming = AttachmentNaming(options.naming)
@@ -19,7 +16,7 @@ final class PushWriter: DocumentWriter {
 
   func findProblems(
     in document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
-    into problems: inout [Problem]
+    into problems: inout [Problem], workspace: inout WriterWorkspace
   ) {
     let attachments = document.attachments
     if attachments.count >= 1 && !attachments.isObject && !document.blobs.isEmpty {
@@ -39,44 +36,50 @@ final class PushWriter: DocumentWriter {
 
   func write(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
-    to output: inout ByteBuffer, statistics: inout Statistics
+    to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace
   ) {
     let made = Self.entriesMade(document)
-    collectReplaced(document, text: text)
-    statistics.entriesAdded += made
-    statistics.entriesRemoved += replaced.count
     let attachments = document.attachments
     if attachments.count == 0 {
       guard made > 0 else { return output.append(text) }
+      statistics.entriesAdded += made
       output.append(UnsafeBufferPointer(rebasing: text.dropLast()))
       output.append(",\"_attachments\":")
-      appendAttachments(document, text: text, to: &output)
+      appendAttachments(document, text: text, to: &output, workspace: &workspace)
       output.append(UInt8(ascii: "}"))
       return
     }
     // A non-object `_attachments` with blobs was rejected; without blobs it stays as it is.
-    guard attachments.isObject, made > 0 || !replaced.isEmpty else { return output.append(text) }
+    guard attachments.isObject else { return output.append(text) }
+    let replaced = collectReplaced(document, text: text, workspace: &workspace)
+    guard made > 0 || replaced > 0 else { return output.append(text) }
+    statistics.entriesAdded += made
+    statistics.entriesRemoved += replaced
     output.append(UnsafeBufferPointer(rebasing: text[..<attachments.value.start]))
-    appendAttachments(document, text: text, to: &output)
+    appendAttachments(document, text: text, to: &output, workspace: &workspace, collected: true)
     output.append(UnsafeBufferPointer(rebasing: text[attachments.value.end...]))
   }
 
-  /// The `_attachments` object push writes: the existing entries it keeps, then one synthesized
-  /// entry per blob with a digest. (`--check` measures it too.)
+  /// Appends the `_attachments` object push writes: the existing entries it keeps, then one
+  /// synthesized entry per blob with a digest. (`--check` measures it too.) `collected`: the
+  /// entries it replaces are already in the workspace.
   func appendAttachments(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
-    to output: inout ByteBuffer
+    to output: inout ByteBuffer, workspace: inout WriterWorkspace, collected: Bool = false
   ) {
-    collectReplaced(document, text: text)
     output.append(UInt8(ascii: "{"))
     var splicer = MemberSplicer()
     if document.attachments.isSingleObject {
+      if !collected { _ = collectReplaced(document, text: text, workspace: &workspace) }
       let value = document.attachments.value
       splicer.append(
-        text.baseAddress!, from: value.start + 1, to: value.end - 1, excluding: replaced.elements,
-        to: &output)
+        text.baseAddress!, from: value.start + 1, to: value.end - 1,
+        excluding: workspace.removed.elements, to: &output)
     }
-    let generation = naming.writesStubAndRevpos ? (revpos ?? revisionGeneration(document, text)) : 0
+    let generation =
+      naming.writesStubAndRevpos
+      ? (revpos ?? Self.revisionGeneration(document, text, scratch: &workspace.scratch)) : 0
+    let exclusions = document.blobExclusions.elements
     for blob in document.blobs.elements where blob.members.digestIsString {
       splicer.beginMember(in: &output)
       let name = document.name(blob.name)
@@ -92,7 +95,7 @@ final class PushWriter: DocumentWriter {
       members.append(
         text.baseAddress!, from: blob.span.start + 1, to: blob.span.end - 1,
         excluding: UnsafeBufferPointer(
-          rebasing: document.blobExclusions.elements[blob.exclusions.start..<blob.exclusions.end]),
+          rebasing: exclusions[blob.exclusions.start..<blob.exclusions.end]),
         to: &output)
       naming.appendEntryTail(revpos: generation, needsComma: members.wroteAny, to: &output)
       output.append(UInt8(ascii: "}"))
@@ -107,19 +110,25 @@ final class PushWriter: DocumentWriter {
     return count
   }
 
-  /// Fills ``replaced`` with the existing entries whose names a push made.
+  /// Puts the existing entries whose names a push made in the workspace's
+  /// ``WriterWorkspace/removed``, and returns how many there are.
   private func collectReplaced(
-    _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>
-  ) {
-    replaced.removeAll()
-    guard document.attachments.isSingleObject else { return }
-    for entry in document.entries.elements where isSynthesized(key: entry.key, in: text) {
-      replaced.push(entry.member)
+    _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
+    workspace: inout WriterWorkspace
+  ) -> Int {
+    workspace.removed.removeAll()
+    guard document.attachments.isSingleObject else { return 0 }
+    for entry in document.entries.elements
+    where Self.isSynthesized(key: entry.key, in: text, scratch: &workspace.scratch) {
+      workspace.removed.push(entry.member)
     }
+    return workspace.removed.count
   }
 
   /// Whether the key token `key` decodes to a synthesized name.
-  func isSynthesized(key: Span, in text: UnsafeBufferPointer<UInt8>) -> Bool {
+  static func isSynthesized(
+    key: Span, in text: UnsafeBufferPointer<UInt8>, scratch: inout ByteBuffer
+  ) -> Bool {
     let token = UnsafeBufferPointer(rebasing: text[key.start..<key.end])
     if let plain = JSONText.unescapedContent(token) { return AttachmentNaming.isSynthesized(plain) }
     scratch.count = 0
@@ -128,8 +137,9 @@ final class PushWriter: DocumentWriter {
   }
 
   /// The generation of the document's `_rev` (`"3-abc"` → 3), or 1.
-  private func revisionGeneration(
-    _ document: borrowing ScannedDocument, _ text: UnsafeBufferPointer<UInt8>
+  private static func revisionGeneration(
+    _ document: borrowing ScannedDocument, _ text: UnsafeBufferPointer<UInt8>,
+    scratch: inout ByteBuffer
   ) -> Int {
     let revision = document.revision
     guard revision.isPresent else { return 1 }

@@ -58,14 +58,28 @@ enum PathStyle: BitwiseCopyable {
   }
 
   /// How many leading bytes of a key's raw token text need no escape, neither in JSON (a
-  /// backslash stops the count) nor in a step.
+  /// backslash stops the count) nor in a step. One loop per style: this runs for every step of
+  /// every blob's path.
   @inline(__always)
   func plainPrefixLength(_ bytes: UnsafePointer<UInt8>, count: Int) -> Int {
     var index = 0
-    while index < count {
-      let byte = bytes[index]
-      if byte == UInt8(ascii: "\\") || needsEscape(byte) { break }
-      index &+= 1
+    switch self {
+    case .jsonpath:
+      while index < count {
+        let byte = bytes[index]
+        if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "[") {
+          break
+        }
+        index &+= 1
+      }
+    case .pointer:
+      while index < count {
+        let byte = bytes[index]
+        if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "~") || byte == UInt8(ascii: "/") {
+          break
+        }
+        index &+= 1
+      }
     }
     return index
   }
@@ -86,7 +100,8 @@ struct AttachmentNaming: BitwiseCopyable {
   var scheme: Naming { style == .jsonpath ? .jsonpath : .litecore }
 
   /// What every name starts with: `$` or `blob_`.
-  var prefix: StaticString { scheme == .jsonpath ? "$" : "blob_" }
+  @inline(__always)
+  var prefix: StaticString { style == .jsonpath ? "$" : "blob_" }
 
   /// Whether the entry leaves out the blob's own `stub` and `revpos` members, because it ends
   /// with its own (``appendEntryTail(revpos:to:)``).

@@ -90,6 +90,7 @@ struct ByteBuffer: ~Copyable {
     }
   }
 
+  @inline(__always)
   mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
     guard let start = bytes.baseAddress, bytes.count > 0 else { return }
     append(start, count: bytes.count)
