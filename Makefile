@@ -19,11 +19,14 @@ release: deps
 demo: release
 	$(RELEASE_BIN) --push --stats examples/data/dump.ndjson
 
-## Unit, golden, property and CLI tests, then every example script.
+## Every suite on a debug build; the golden, fuzz-regression, differential, invariant and CLI
+## suites again on the release build that ships (no testable imports: the same compilation as
+## `make release`); then every example script with that binary.
 test: deps
 	$(SWIFT) build
 	$(SWIFT) test
-	examples/run-all.sh .build/debug/cbl-attachments
+	$(SWIFT) test -c release --disable-testable-imports --filter 'ConformanceTests|CLITests'
+	examples/run-all.sh $(RELEASE_BIN)
 
 install: release
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1

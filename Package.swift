@@ -20,9 +20,22 @@ let package = Package(
       name: "cbl-attachments",
       dependencies: ["LegacyAttachments"]
     ),
-    .testTarget(
-      name: "LegacyAttachmentsTests",
+    // What the test suites share: a seeded random number generator, file-backed conversion.
+    .target(
+      name: "TestSupport",
       dependencies: ["LegacyAttachments"],
+      path: "Tests/TestSupport"
+    ),
+    // Unit tests of the library's parts; they reach internal types (@testable: debug builds).
+    .testTarget(
+      name: "EngineTests",
+      dependencies: ["LegacyAttachments", "TestSupport"]
+    ),
+    // The specification's cases, fuzz regressions and the differential model, through the public
+    // (and SPI) API only, so that they also run against the release build that ships.
+    .testTarget(
+      name: "ConformanceTests",
+      dependencies: ["LegacyAttachments", "TestSupport"],
       resources: [.copy("Golden"), .copy("FuzzRegressions")]
     ),
     .testTarget(

@@ -1,7 +1,8 @@
 // libFuzzer entry point, compiled into the LegacyAttachments module by Fuzz/run.sh (never part
 // of the package build). Invariants checked on every input:
 //  - no crash, no hang (libFuzzer's -timeout), no memory error (AddressSanitizer);
-//  - the same output whatever the feeding chunk size;
+//  - the same output, rejects and diagnostics whatever the feeding chunk size, and with the
+//    engine's buffers at 16 bytes (every boundary crossed) as at their usual sizes;
 //  - when the input is valid JSON, every output line is valid JSON;
 //  - for documents without a top-level "_attachments": pull(push(d)) == pull(d) (d compacted)
 //    and push(push(d)) == push(d).
@@ -46,9 +47,15 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let options = ConversionOptions(mode: mode, keepGoing: true)
     let whole = LegacyAttachments.convertStream(input, options: options)
     for chunk in [1, 2, 3, 7] {
-      let pieces = LegacyAttachments.convertStream(input, options: options, chunkSize: chunk)
-      check(pieces.output == whole.output, "\(mode) output differs with chunk size \(chunk)")
-      check(pieces.rejects == whole.rejects, "\(mode) rejects differ with chunk size \(chunk)")
+      for capacities in [EngineCapacities.standard, .tiny] {
+        let pieces = LegacyAttachments.convertStream(
+          input, options: options, chunkSize: chunk, capacities: capacities)
+        let how = "chunk size \(chunk)\(capacities == .tiny ? ", 16-byte buffers" : "")"
+        check(pieces.output == whole.output, "\(mode) output differs with \(how)")
+        check(pieces.rejects == whole.rejects, "\(mode) rejects differ with \(how)")
+        check(
+          pieces.diagnostics == whole.diagnostics, "\(mode) diagnostics differ with \(how)")
+      }
     }
     if valid {
       for line in lines(whole.output) {
@@ -65,7 +72,9 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let again = try? LegacyAttachments.convert(pushed, options: pushOptions).bytes
     check(again == pushed, "push is not idempotent (\(naming))")
     let hasAttachments = input.withUnsafeBytes { raw in
+      // Inline `data` that is not a string makes pull reject what push copied.
       raw.firstRange(of: Array("_attachments".utf8)) != nil || raw.contains(UInt8(ascii: "\\"))
+        || raw.firstRange(of: Array("data".utf8)) != nil
     }
     if !hasAttachments {
       let pulledOriginal = try? LegacyAttachments.pull(input)

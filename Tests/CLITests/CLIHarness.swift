@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #endif
 
 // A small shell-test harness in the spirit of jq's `tests/shtest`: run the real `cbl-attachments`

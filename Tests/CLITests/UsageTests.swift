@@ -123,6 +123,19 @@ struct UsageTests {
     #expect(parts.count == 3 && parts.allSatisfy { Int($0) != nil }, "X.Y.Z version: \(result)")
   }
 
+  @Test("--help and --version given a value are usage errors, like every flag that takes none")
+  func flagsWithValues() throws {
+    for flag in ["--help", "--version", "--push", "--strict", "--keep-going"] {
+      let arguments = flag == "--push" ? ["--push=yes"] : ["--push", "\(flag)=x"]
+      let name = flag == "--push" ? "--push" : flag
+      expectRun(
+        try CLI.run(arguments, stdin: input), stdout: "",
+        stderr:
+          "cbl-attachments: error: option \(name) takes no value\nTry 'cbl-attachments --help' for more information.\n",
+        status: 2)
+    }
+  }
+
   @Test("`--` ends the options: a file named like an option")
   func doubleDash() throws {
     let scratch = try Scratch()

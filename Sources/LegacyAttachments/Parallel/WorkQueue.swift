@@ -71,6 +71,9 @@ final class WorkQueue: @unchecked Sendable {
   private var results: [Int: BatchResult] = [:]
   private var closing = false
   private var threads: [Thread] = []
+  /// Workers that have started and not yet ended.
+  private var running = 0
+  private let runningChanged = Condition()
   let options: ConversionOptions
   let keepsRejects: Bool
   let capacities: EngineCapacities
@@ -83,7 +86,14 @@ final class WorkQueue: @unchecked Sendable {
       guard let thread = Thread({ [self] in work() }) else { break }
       threads.append(thread)
     }
+    // Every worker is waiting for work before the queue is used.
+    mutex.withLock {
+      while running < threads.count { runningChanged.wait(releasing: mutex) }
+    }
   }
+
+  /// How many worker threads are running (0 once the queue is closed).
+  var runningWorkers: Int { mutex.withLock { running } }
 
   /// Whether any worker thread could be started.
   var hasWorkers: Bool { !threads.isEmpty }
@@ -119,6 +129,16 @@ final class WorkQueue: @unchecked Sendable {
   private func work() {
     let engine = ConversionEngine(
       options: options, keepsRejects: keepsRejects, capacities: capacities)
+    mutex.withLock {
+      running += 1
+      runningChanged.broadcast()
+    }
+    defer {
+      mutex.withLock {
+        running -= 1
+        runningChanged.broadcast()
+      }
+    }
     while true {
       mutex.lock()
       while waiting.isEmpty && !closing { workReady.wait(releasing: mutex) }

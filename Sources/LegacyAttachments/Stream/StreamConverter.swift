@@ -31,14 +31,16 @@ public final class StreamConverter {
   /// Bytes per batch with several jobs: big enough that a worker spends its time in yajl, small
   /// enough that a few batches per worker in flight stay within the memory budget. Tests make
   /// it tiny to cut documents everywhere.
-  var batchBytes = 1 << 20
+  @_spi(Testing) public var batchBytes = 1 << 20
   /// The engines' starting buffer sizes (tests make them tiny).
   let capacities: EngineCapacities
 
   /// Counters of work done outside the engine (parallel runs): bytes read, and results of
   /// batches.
   var statisticsOffset = Statistics()
-  private var workQueue: WorkQueue? = nil
+  /// The worker threads of a parallel run, started by the first input converted in parallel and
+  /// kept for the next inputs.
+  private(set) var workQueue: WorkQueue? = nil
 
   let engine: ConversionEngine
   private var currentInput = "<stdin>"

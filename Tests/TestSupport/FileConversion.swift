@@ -1,37 +1,40 @@
 import Foundation
 import Glibc
-
-@testable import LegacyAttachments
+@_spi(Testing) import LegacyAttachments
 
 // Running a StreamConverter over a real file descriptor (so that the parallel reader sees one),
-// for the tests of --jobs and of hostile input.
+// for the tests of --jobs, of hostile input and of the nothing-lost invariant.
 
-func shown(_ bytes: [UInt8], _ limit: Int = 300) -> String {
+/// `bytes` as text for a failure message, cut at `limit` bytes.
+public func shown(_ bytes: [UInt8], _ limit: Int = 300) -> String {
   let text = String(decoding: bytes.prefix(limit), as: UTF8.self)
   return bytes.count > limit ? text + "… (\(bytes.count) bytes)" : text
 }
 
 /// What a stream conversion produced, in a comparable form.
-struct Outcome: Equatable, CustomStringConvertible {
-  var output: [UInt8]
-  var rejects: [UInt8]
-  var diagnostics: [String]
-  var outcome: InputOutcome
-  var documents: Int
-  var errors: Int
+public struct Outcome: Equatable, CustomStringConvertible {
+  public var output: [UInt8]
+  public var rejects: [UInt8]
+  public var diagnostics: [String]
+  public var outcome: InputOutcome
+  public var documents: Int
+  public var errors: Int
+  /// Input bytes of rejected documents that were not saved.
+  public var skipped: Int
 
-  init(_ result: StreamResult) {
+  public init(_ result: StreamResult) {
     output = result.output
     rejects = result.rejects
     diagnostics = result.diagnostics.map { $0.formatted(inputName: "in") }
     outcome = result.outcome
     documents = result.statistics.documents
     errors = result.statistics.errors
+    skipped = result.statistics.bytesSkipped
   }
 
-  init(
+  public init(
     output: [UInt8], rejects: [UInt8], diagnostics: [String], outcome: InputOutcome, documents: Int,
-    errors: Int
+    errors: Int, skipped: Int = 0
   ) {
     self.output = output
     self.rejects = rejects
@@ -39,20 +42,24 @@ struct Outcome: Equatable, CustomStringConvertible {
     self.outcome = outcome
     self.documents = documents
     self.errors = errors
+    self.skipped = skipped
   }
 
-  var description: String {
+  public var description: String {
     "outcome \(outcome), \(documents) documents, \(errors) errors\n  output: \(shown(output))\n"
       + "  rejects: \(shown(rejects))\n  diagnostics: \(diagnostics)"
   }
 }
 
-/// Converts `input` with a StreamConverter reading a file, on `jobs` threads, `batchBytes` per batch.
-func convertFile(_ input: [UInt8], options: ConversionOptions, jobs: Int, batchBytes: Int)
-  throws -> Outcome
-{
+/// Converts `input` with a StreamConverter reading a file, on `jobs` threads, `batchBytes` per
+/// batch, with its buffers at 16 bytes when `tinyBuffers`, `readSize` bytes per read, saving
+/// rejects to a file unless `keepsRejects` is false.
+public func convertFile(
+  _ input: [UInt8], options: ConversionOptions, jobs: Int, batchBytes: Int,
+  tinyBuffers: Bool = false, readSize: Int = 1 << 18, keepsRejects: Bool = true
+) throws -> Outcome {
   let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-    "cbl-hostile-\(UUID().uuidString)")
+    "cbl-convert-\(UUID().uuidString)")
   try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
   defer { try? FileManager.default.removeItem(at: directory) }
   let paths = ["in", "out", "rejects"].map { directory.appendingPathComponent($0).path }
@@ -67,9 +74,12 @@ func convertFile(_ input: [UInt8], options: ConversionOptions, jobs: Int, batchB
   }
   let converter = StreamConverter(
     options: options, output: FileDescriptorSink(descriptor: outputDescriptor),
-    rejects: FileDescriptorSink(descriptor: rejectsDescriptor, name: "rejects"))
+    rejects: keepsRejects
+      ? FileDescriptorSink(descriptor: rejectsDescriptor, name: "rejects") : nil,
+    capacities: tinyBuffers ? .tiny : .standard)
   converter.jobs = jobs
   converter.batchBytes = batchBytes
+  converter.readSize = readSize
   var diagnostics: [String] = []
   converter.diagnosticHandler = { diagnostic, name in
     diagnostics.append(diagnostic.formatted(inputName: name))
@@ -79,6 +89,7 @@ func convertFile(_ input: [UInt8], options: ConversionOptions, jobs: Int, batchB
   return Outcome(
     output: Array(try Data(contentsOf: URL(fileURLWithPath: paths[1]))),
     rejects: Array(try Data(contentsOf: URL(fileURLWithPath: paths[2]))), diagnostics: diagnostics,
-    outcome: outcome, documents: converter.statistics.documents, errors: converter.statistics.errors
-  )
+    outcome: outcome, documents: converter.statistics.documents,
+    errors: converter.statistics.errors,
+    skipped: converter.statistics.bytesSkipped)
 }

@@ -1,3 +1,5 @@
+import TestSupport
+
 // A small JSON tree for the tests only: every scalar token keeps its text exactly as written
 // (number literals, string escapes), objects keep their key order and duplicate keys, and the
 // tree serialises back compactly from those raw tokens. Deliberately simple and independent of

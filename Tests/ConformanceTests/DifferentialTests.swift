@@ -1,6 +1,6 @@
+@_spi(Testing) import LegacyAttachments
+import TestSupport
 import Testing
-
-@testable import LegacyAttachments
 
 /// The streaming engine against the tree-walking reference model (Model/ReferenceModel.swift),
 /// on generated documents: same bytes, same warnings, same rejections.

@@ -1,31 +1,10 @@
+import TestSupport
+
 // A seeded, deterministic generator of random Couchbase-like documents for the property and
 // differential tests: nested objects and arrays, blobs anywhere (also inside blobs and under
 // awkward keys), legacy `_attachments`, `_rev`, escapes and number literals that must survive
 // byte for byte. Documents are built as `RawJSON` trees whose tokens are written directly (never
 // taken from the engine) and serialised compactly.
-
-/// SplitMix64: a tiny, good-enough PRNG whose sequence depends only on the seed.
-struct SplitMix64: RandomNumberGenerator {
-  var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
-  /// A number in `0..<bound`.
-  mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-
-  /// True with probability `percent` / 100.
-  mutating func percent(_ percent: Int) -> Bool { below(100) < percent }
-
-  mutating func pick<T>(_ choices: [T]) -> T { choices[below(choices.count)] }
-}
 
 struct DocumentGenerator {
   struct Options {

@@ -1,11 +1,12 @@
 import Foundation
-import LegacyAttachments
+@_spi(Testing) import LegacyAttachments
+import TestSupport
 import Testing
 
 // Every input under FuzzRegressions/ once broke an invariant of Fuzz/FuzzTarget.swift. They are
 // replayed here with the same invariants, so a fix cannot silently regress:
 //  - every mode gives the same output, rejects and diagnostics at every chunk size from 1 to 16
-//    as in one piece;
+//    as in one piece, with the engine's buffers at their usual sizes and at 16 bytes;
 //  - every output line is valid JSON (only whole, well-formed documents are written).
 
 private let regressionRoot: URL = {
@@ -33,13 +34,19 @@ struct FuzzRegressionTests {
         let options = ConversionOptions(mode: mode, keepGoing: keepGoing)
         let whole = LegacyAttachments.convertStream(input, options: options)
         for chunk in 1...16 {
-          let pieces = LegacyAttachments.convertStream(input, options: options, chunkSize: chunk)
-          // (Bytes read may differ when a bad document stops the run early; nothing else may.)
-          let same =
-            pieces.output == whole.output && pieces.rejects == whole.rejects
-            && pieces.diagnostics == whole.diagnostics && pieces.outcome == whole.outcome
-          #expect(same, "\(name) \(mode) keepGoing=\(keepGoing) chunk \(chunk)")
-          if !same { break }
+          for capacities in [EngineCapacities.standard, .tiny] {
+            let pieces = LegacyAttachments.convertStream(
+              input, options: options, chunkSize: chunk, capacities: capacities)
+            // (Bytes read may differ when a bad document stops the run early; nothing else may.)
+            let same =
+              pieces.output == whole.output && pieces.rejects == whole.rejects
+              && pieces.diagnostics == whole.diagnostics && pieces.outcome == whole.outcome
+            #expect(
+              same,
+              "\(name) \(mode) keepGoing=\(keepGoing) chunk \(chunk)\(capacities == .tiny ? " tiny" : "")"
+            )
+            if !same { break }
+          }
         }
       }
     }

@@ -1,4 +1,5 @@
-@testable import LegacyAttachments
+@_spi(Testing) import LegacyAttachments
+import TestSupport
 
 // The reference model: SPEC.md push and pull written the obvious way, on a whole tree
 // (parse, walk, rebuild, serialise), with none of the engine's streaming machinery.

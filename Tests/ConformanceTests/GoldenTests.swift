@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Testing) import LegacyAttachments
+import TestSupport
 import Testing
 
 // Golden tests in the style of yajl's test suite: every case under Golden/<case>/ holds an

@@ -1,6 +1,6 @@
+@_spi(Testing) import LegacyAttachments
+import TestSupport
 import Testing
-
-@testable import LegacyAttachments
 
 /// SPEC properties of the engine on generated documents: pull undoes push for documents made by
 /// Couchbase Lite 2 (no `_attachments`), and push is idempotent.

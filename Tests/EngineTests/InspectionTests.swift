@@ -1,6 +1,11 @@
+// Unit tests reach internal types through @testable, which only debug builds allow; the release
+// run of `make test` covers the build that ships with ConformanceTests and CLITests.
+#if DEBUG
+
 import Foundation
 import LegacyAttachments
 import Testing
+import TestSupport
 
 // SPEC.md "Inspection": `--list` rows and `--check` findings, through the library's
 // `LegacyAttachments.convertStream` with `mode: .list` / `.check`. Every expected row below was
@@ -646,3 +651,5 @@ struct InspectionTests {
     }
   }
 }
+
+#endif

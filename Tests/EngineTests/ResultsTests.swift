@@ -1,0 +1,85 @@
+// Unit tests reach internal types through @testable, which only debug builds allow; the release
+// run of `make test` covers the build that ships with ConformanceTests and CLITests.
+#if DEBUG
+
+import Testing
+
+@testable import LegacyAttachments
+
+@Suite("Results: output, rejects and diagnostics go out in input order")
+struct ResultsTests {
+  private struct WriteFailed: Error {}
+
+  private func diagnostic(_ message: String) -> Diagnostic {
+    Diagnostic(severity: .error, kind: .notAnObject, line: 1, column: 1, message: message)
+  }
+
+  /// Two good documents, a rejected one with its error, then a third good one.
+  private func sample() -> Results {
+    var results = Results(outputCapacity: 16)
+    Array("{\"a\":1}\n{\"b\":2}\n".utf8).withUnsafeBufferPointer { results.output.append($0) }
+    results.report(diagnostic("bad"))
+    Array("[3]".utf8).withUnsafeBufferPointer { results.addReject($0, ends: true) }
+    Array("{\"c\":4}\n".utf8).withUnsafeBufferPointer { results.output.append($0) }
+    return results
+  }
+
+  @Test("delivery interleaves the three streams at their marks, and clears them")
+  func order() {
+    var results = sample()
+    var events: [String] = []
+    results.deliver(
+      output: { events.append("out " + String(decoding: $0, as: UTF8.self)) },
+      rejects: { events.append("rej " + String(decoding: $0, as: UTF8.self)) },
+      diagnostic: { events.append("msg " + $0.message) })
+    #expect(events == ["out {\"a\":1}\n{\"b\":2}\n", "msg bad", "rej [3]\n", "out {\"c\":4}\n"])
+    let cleared = results.output.count == 0 && results.rejects.count == 0 && !results.hasMarks
+    #expect(cleared)
+  }
+
+  @Test("a failed write stops the delivery: nothing after it is written or reported")
+  func failureStops() {
+    var results = sample()
+    var events: [String] = []
+    do throws(WriteFailed) {
+      try results.deliver(
+        output: { bytes throws(WriteFailed) in events.append("out \(bytes.count)") },
+        rejects: { _ throws(WriteFailed) in throw WriteFailed() },
+        diagnostic: { events.append("msg " + $0.message) })
+      Issue.record("the failing rejects write did not end the delivery")
+    } catch {}
+    #expect(events == ["out 16", "msg bad"])
+  }
+
+  @Test("moving into a batch shifts the marks to the batch's coordinates")
+  func moveIntoBatch() {
+    var batch = BatchResult()
+    var first = sample()
+    first.move(into: &batch)
+    var second = sample()
+    second.move(into: &batch)
+    #expect(
+      batch.marks == [
+        ResultMark(output: 16, rejects: 0, diagnostics: 1),
+        ResultMark(output: 16, rejects: 4, diagnostics: 1),
+        ResultMark(output: 24 + 16, rejects: 4, diagnostics: 2),
+        ResultMark(output: 24 + 16, rejects: 8, diagnostics: 2),
+      ])
+    var order: [String] = []
+    batch.output.withUnsafeBytes { output in
+      batch.rejects.withUnsafeBytes { rejects in
+        Results.deliver(
+          output: output, rejects: rejects, diagnostics: batch.diagnostics, marks: batch.marks,
+          writeOutput: { order.append("out \($0.count)") },
+          writeRejects: { order.append("rej \($0.count)") },
+          report: { order.append("msg " + $0.message) })
+      }
+    }
+    #expect(
+      order == [
+        "out 16", "msg bad", "rej 4", "out 24", "msg bad", "rej 4", "out 8",
+      ])
+  }
+}
+
+#endif
