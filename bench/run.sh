@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark cbl-attachments against yajl's own tools, jq and Python, and measure its memory.
 #
-#   bench/run.sh [--mb N] [--rounds N] [--jobs N] [--corpus FILE]
+#   bench/run.sh [--mb N] [--rounds N] [--jobs N] [--corpus FILE] [--callgrind]
 #
 # Builds the release binary, generates a deterministic corpus (bench/make_corpus.py, modelled on
 # the project's yardstick generator), then runs every command ROUNDS times, alternating between
@@ -13,7 +13,9 @@
 # through a pipe), on one document of --mb/1 MiB, and the time to convert an empty input.
 # --corpus FILE runs the same on an NDJSON file of your own instead (for instance the project's
 # yardstick, gen_corpus.py --mb 100 --seed 1); the memory rows still use the generated corpus.
-# Needs yajl-tools, jq, GNU time and a C compiler (`make bench` installs them).
+# --callgrind also counts the instructions of push and pull (-j 1) on the corpus's first 10 MiB
+# with valgrind: a figure that stays the same on a busy machine, for comparing two builds.
+# Needs yajl-tools, jq, GNU time, valgrind and a C compiler (`make bench` installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,13 +23,15 @@ mb=100
 rounds=5
 jobs=$(nproc)
 corpus=""
+callgrind=0
 while [ $# -gt 0 ]; do
   case "$1" in
+    --callgrind) callgrind=1; shift ;;
     --mb) mb="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
     --corpus) corpus="$2"; shift 2 ;;
-    *) echo "usage: bench/run.sh [--mb N] [--rounds N] [--jobs N] [--corpus FILE]" >&2; exit 2 ;;
+    *) echo "usage: bench/run.sh [--mb N] [--rounds N] [--jobs N] [--corpus FILE] [--callgrind]" >&2; exit 2 ;;
   esac
 done
 
@@ -106,6 +110,10 @@ printf '| yajl alone, no callbacks / json_reformat (the ceiling for the 3x targe
   "$(ratio yajl-no-callbacks json_reformat)"
 printf '| yajl with empty callbacks / json_verify (the ceiling for the 0.8x target) | %s | |\n' \
   "$(ratio yajl-empty-callbacks json_verify)"
+printf '| push-j1 / yajl with empty callbacks (the floor of any yajl filter) | %s | >= 0.8x |\n' \
+  "$(ratio push-j1 yajl-empty-callbacks)"
+printf '| pull-j1 / yajl with empty callbacks | %s | >= 0.8x |\n' \
+  "$(ratio pull-j1 yajl-empty-callbacks)"
 printf '| push-j1 / jq | %s | >= 50x |\n' "$(ratio push-j1 jq)"
 printf '| push-j1 / python | %s | |\n' "$(ratio push-j1 python)"
 printf '| push-j%s / push-j1 | %s | >= 1.6x with 2 jobs |\n' "$jobs" "$(ratio "push-j$jobs" push-j1)"
@@ -114,6 +122,21 @@ printf '| pull-j%s / pull-j1 | %s | |\n' "$jobs" "$(ratio "pull-j$jobs" pull-j1)
 "$bin" --push -j "$jobs" "$corpus" | cmp -s - <("$bin" --push -j 1 "$corpus") \
   && echo "push -j $jobs output is byte-identical to -j 1" \
   || { echo "push -j $jobs output DIFFERS from -j 1" >&2; exit 1; }
+
+# Instructions (valgrind), on the first 10 MiB of the corpus and of its pushed form.
+if [ "$callgrind" = 1 ]; then
+  head -c 10485760 "$corpus" | sed '$d' > "$out/$tag-10mib.ndjson"
+  "$bin" --push -j 1 "$out/$tag-10mib.ndjson" > "$out/$tag-10mib-pushed.ndjson"
+  printf '\n| instructions (callgrind, -j 1) | input | instructions |\n|---|---:|---:|\n'
+  for mode in push pull; do
+    input="$out/$tag-10mib.ndjson"
+    [ "$mode" = pull ] && input="$out/$tag-10mib-pushed.ndjson"
+    valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.$mode" "$bin" --"$mode" -j 1 \
+      "$input" > /dev/null 2> "$out/callgrind.$mode.log"
+    printf '| %s | %s bytes | %s |\n' "$mode" "$(stat -c %s "$input")" \
+      "$(sed -n 's/.*Collected : //p' "$out/callgrind.$mode.log")"
+  done
+fi
 
 # Memory.
 rss() { /usr/bin/time -f %M -o "$out/rss" sh -c "$1" >/dev/null; cat "$out/rss"; }
