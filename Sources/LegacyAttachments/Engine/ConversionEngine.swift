@@ -509,7 +509,8 @@ final class ConversionEngine {
       contentEnd = contentEnd - 1
     }
     guard contentEnd > skip.savedTo else { return }
-    skip.lastSaved = context.pointee.handler.lines.position(of: contentEnd - 1, in: view)
+    skip.lastSaved = context.pointee.handler.lines.position(
+      of: view.lastCharacter(before: contentEnd, notBefore: skip.savedTo), in: view)
     context.pointee.handler.reject(view.bytes(from: skip.savedTo, to: contentEnd), ends: false)
     skip.savedTo = contentEnd
   }

@@ -158,6 +158,14 @@ struct InputView: BitwiseCopyable {
     return nil
   }
 
+  /// Where the character that ends just before `end` starts: `end - 1`, or further back over
+  /// UTF-8 continuation bytes (not before `floor`).
+  func lastCharacter(before end: StreamOffset, notBefore floor: StreamOffset) -> StreamOffset {
+    var start = end - 1
+    while start > floor && self[start] & 0xC0 == 0x80 { start = start - 1 }
+    return start
+  }
+
   /// Whether the bytes at `offset` are a UTF-8 byte-order mark.
   func hasByteOrderMark(at offset: StreamOffset) -> Bool {
     end - offset >= 3 && self[offset] == 0xEF && self[offset + 1] == 0xBB
