@@ -15,7 +15,8 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-## Push the bundled cbexport-style dump and show the first documents.
+## Push the bundled cbexport-style dump: the pushed documents on standard output, a --stats
+## summary on standard error.
 demo: release
 	$(RELEASE_BIN) --push --stats examples/data/dump.ndjson
 
@@ -24,8 +25,9 @@ demo: release
 ## `make release`); then every example script with that binary.
 test: deps
 	$(SWIFT) build
-	$(SWIFT) test
-	$(SWIFT) test -c release --disable-testable-imports --filter 'ConformanceTests|CLITests'
+	$(SWIFT) test --disable-xctest
+	$(SWIFT) test -c release --disable-testable-imports --disable-xctest \
+	  --filter 'ConformanceTests|CLITests'
 	examples/run-all.sh $(RELEASE_BIN)
 
 install: release

@@ -49,7 +49,9 @@ for example in "$examples"/*.sh; do
   fi
   if [ "$status" -eq 0 ]; then
     passed=$((passed + 1))
-    printf 'PASS  %s (%s checks)\n' "$name" "$(grep -c '^ok - ' "$out" || true)"
+    checks=$(grep -c '^ok - ' "$out" || true)
+    [ "$checks" = 1 ] && noun=check || noun=checks
+    printf 'PASS  %s (%s %s)\n' "$name" "$checks" "$noun"
   elif [ "$status" -eq 77 ] && grep -q SKIP "$out"; then
     skipped=$((skipped + 1))
     printf 'SKIP  %s: %s\n' "$name" "$(grep SKIP "$out" | head -n 1)"

@@ -43,5 +43,5 @@ let helpText = """
       | jq -c '.results[].doc' | cbl-attachments --pull
     cbl-attachments --list dump.ndjson | jq -s 'group_by(.digest) | map(select(length > 1))'
 
-  Full documentation: man cbl-attachments
+  Full documentation: man cbl-attachments (in the source tree: man -l man/cbl-attachments.1)
   """

@@ -404,9 +404,12 @@ final class ConversionEngine {
     if case .recovering(let until) = phase { recoverUntil = until }
     replaceParser()
     guard options.continuesAfterBadDocument else {
-      // The document's text up to the end of the error's line goes with the rejects.
+      // The document's text goes with the rejects: a truncated record's line, or up to the end
+      // of the error's line.
       var end = min(offset, view.end)
-      if let newline = view.firstNewline(from: end, to: view.end) {
+      if let next = truncatedRecordEnd {
+        end = next
+      } else if let newline = view.firstNewline(from: end, to: view.end) {
         end = newline + 1
       } else {
         end = view.end

@@ -100,11 +100,12 @@ struct DocumentHandler: ~Copyable {
     return !stops
   }
 
-  /// Saves (or, without `--rejects`, counts) a piece of rejected text; `ends` closes the document.
+  /// Saves (or, without `--rejects`, counts as skipped) a piece of rejected text; `ends` closes
+  /// the document. A run that stops at its first bad document skips nothing: it ends there.
   mutating func reject(_ text: UnsafeBufferPointer<UInt8>, ends: Bool) {
     if keepsRejects {
       results.addReject(text, ends: ends)
-    } else {
+    } else if continuesAfterBadDocument {
       results.statistics.bytesSkipped += text.count
     }
   }

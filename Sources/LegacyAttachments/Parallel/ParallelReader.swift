@@ -88,6 +88,8 @@ extension StreamConverter {
       carry = result.carry.map { ($0, result.carryStart) }
       written += 1
       try deliver(result)
+      // The documents of a batch count once it is written (reads run ahead of them).
+      progressHandler?(total, statistics)
       return (result.outcome, batch.isLast)
     }
 
