@@ -25,7 +25,8 @@ let helpText = """
                            (one JSON array of documents, as cbexport --format list writes)
     -k, --keep-going       report a bad document and go on with the next (default: stop)
         --rejects FILE     save each bad document's original text to FILE (implies -k)
-        --strict           treat warnings (a blob without a digest) as errors
+        --strict           treat warnings as errors (a blob without a digest, an entry
+                           pull keeps for its bytes)
         --stats            print a summary on standard error at the end
         --progress         show progress on standard error while running (terminal only)
     -j, --jobs N           convert on N threads; output stays in input order

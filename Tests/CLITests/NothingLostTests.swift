@@ -197,6 +197,32 @@ struct NothingLostTests {
     }
   }
 
+  @Test("a rejects file that fails mid-way is cut back to its last whole rejected document")
+  func rejectsCutBack() throws {
+    let scratch = try Scratch()
+    // A small rejected document, then one whose skipped text (about 1 MB, saved in pieces as
+    // the input window fills) outgrows a file size limit of 768,000 bytes.
+    let small = "{\"_id\":\"bad1\",\"k\":1,\n"
+    let large =
+      "{\"_id\":\"bad2\",,\n"
+      + String(
+        repeating: "  junk, not a document: " + String(repeating: "z", count: 76) + "\n",
+        count: 10_000)
+    try scratch.write(
+      "in.ndjson",
+      "{\"_id\":\"g\"}\n" + small + "{\"_id\":\"ok\"}\n" + large + "{\"_id\":\"last\"}\n")
+    let result = try CLI.shell(
+      "trap '' XFSZ; ulimit -f 1500; \"$EXE\" --push -j 1 --rejects r.json in.ndjson",
+      in: scratch.directory)
+    expectRun(
+      result, stdout: "{\"_id\":\"g\"}\n{\"_id\":\"ok\"}\n",
+      stderr:
+        "\(program): in.ndjson:2:21: error: document \"bad1\": malformed JSON: the document is cut short at the end of its line (a truncated record?); the next line starts a new document\n"
+        + "\(program): r.json: error: write failed: File too large\n",
+      status: 2)
+    #expect(try scratch.read("r.json") == small, "only whole rejected documents are left")
+  }
+
   // MARK: Pull keeps the bytes
 
   @Test("pull keeps an entry that carries the only copy of the bytes, and warns")

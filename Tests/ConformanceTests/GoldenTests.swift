@@ -188,6 +188,28 @@ private func lines(_ bytes: [UInt8]?) -> [String] {
   .dropLast(bytes.last == 0x0A ? 1 : 0).map(String.init)
 }
 
+/// What one run of a step gives when the stages read files, as the command does: `read(2)` of
+/// `readSize` bytes into the engine's window, which compacts before reads.
+private func runFromFiles(
+  _ stages: [ConversionOptions], on input: [UInt8], readSize: Int, tinyBuffers: Bool, jobs: Int,
+  batchBytes: Int, keepsRejects: Bool
+) throws -> StepResult {
+  var result = StepResult()
+  var text = input
+  for options in stages {
+    let run = try convertFile(
+      text, options: options, jobs: jobs, batchBytes: batchBytes, tinyBuffers: tinyBuffers,
+      readSize: readSize, keepsRejects: keepsRejects)
+    result.diagnostics += run.located
+    result.rejects += run.rejects
+    result.outcome = describe(run.outcome)
+    result.output = run.output
+    text = run.output
+    if run.outcome != .completed { break }
+  }
+  return result
+}
+
 @Suite("Golden files: every SPEC.md rule, every chunk size")
 struct GoldenTests {
   @Test("the golden cases are all there and well-formed")
@@ -253,6 +275,31 @@ struct GoldenTests {
       #expect(show(reference.rejects) == show(expected.rejects), "\(name) \(step): rejects")
       #expect(reference.rejects == expected.rejects, "\(name) \(step): rejects bytes")
       #expect(reference.outcome == expected.outcome, "\(name) \(step): outcome")
+
+      // The same through files, as the command reads them: at small read sizes (the window
+      // compacts before reads), with 16-byte buffers, and cut into tiny batches for two threads.
+      for (readSize, tiny, jobs, batchBytes) in [
+        (1, true, 1, 1 << 20), (2, false, 1, 1 << 20), (3, true, 1, 1 << 20), (7, true, 1, 1 << 20),
+        (16, false, 1, 1 << 20), (61, true, 1, 1 << 20), (1 << 18, false, 1, 1 << 20),
+        (5, true, 2, 2), (64, true, 2, 16), (1 << 18, false, 2, 48),
+      ] {
+        let result = try runFromFiles(
+          stages, on: golden.input, readSize: readSize, tinyBuffers: tiny, jobs: jobs,
+          batchBytes: batchBytes, keepsRejects: keepsRejects)
+        if result != expected {
+          Issue.record(
+            """
+            \(name) \(step): from a file, read size \(readSize)\(tiny ? ", 16-byte buffers" : ""), \
+            -j \(jobs) (batches of \(batchBytes)) differs from the expected result
+            --- output:
+            \(show(result.output))--- diagnostics:
+            \(result.diagnostics.joined(separator: "\n"))
+            --- rejects:
+            \(show(result.rejects))--- outcome: \(result.outcome)
+            """)
+          break
+        }
+      }
 
       // Push and pull are idempotent: converting the expected output again changes nothing.
       if stages.count == 1, !reference.diagnostics.contains(where: { $0.contains(": error: ") }) {

@@ -34,10 +34,73 @@ private struct Stream {
   var rejects: [UInt8] = []
   var documents = 0
   var rejected = 0
+  /// Where each rejected text lies in the input, in order: its first byte, and its end (after
+  /// its last non-space byte), or nil when it runs to the end of the input.
+  var rejectedRanges: [(start: Int, end: Int?)] = []
+  /// The suffix every error must end with without --rejects, in order (``suffixes()``).
+  var restNotConverted = false
+
+  /// `1:1`-style line and column of each of `offsets` (ascending) of the input, in one pass
+  /// (columns count characters).
+  func positions(_ offsets: [Int]) -> [String] {
+    var result: [String] = []
+    var line = 1
+    var column = 1
+    var index = 0
+    for offset in offsets {
+      while index < offset {
+        if input[index] == 0x0A {
+          line += 1
+          column = 1
+        } else if input[index] & 0xC0 != 0x80 {
+          column += 1
+        }
+        index += 1
+      }
+      result.append("\(line):\(column)")
+    }
+    return result
+  }
+
+  /// Where the character that ends just before `end` starts.
+  func lastCharacter(before end: Int) -> Int {
+    var start = end - 1
+    while start > 0 && input[start] & 0xC0 == 0x80 { start -= 1 }
+    return start
+  }
+
+  /// What each error must end with when nothing is saved: the extent of what it skipped.
+  func suffixes() -> [String] {
+    let places = positions(
+      rejectedRanges.flatMap { [$0.start, $0.end.map(lastCharacter(before:)) ?? $0.start] })
+    return rejectedRanges.enumerated().map { index, range in
+      let start = places[2 * index]
+      guard range.end != nil else { return " (skipped \(start) to end of input)" }
+      let last = places[2 * index + 1]
+      if restNotConverted && index == rejectedRanges.count - 1 {
+        return "; the rest of the input (\(start) to \(last)) is not converted"
+      }
+      return " (skipped \(start) to \(last))"
+    }
+  }
+
+  /// Records a rejected text of the input from `start` to `end` (nil: to the end of the input).
+  mutating func reject(from start: Int, to end: Int?) {
+    let stop = end ?? input.count
+    var contentEnd = stop
+    while contentEnd > start, [0x0A, 0x0D, 0x20, 0x09].contains(input[contentEnd - 1]) {
+      contentEnd -= 1
+    }
+    rejects += input[start..<contentEnd] + [0x0A]
+    rejected += 1
+    rejectedRanges.append((start, end == nil ? nil : contentEnd))
+  }
 }
 
-private enum Kind {
-  case good, malformed
+/// Lines that follow a malformed document and are skipped with it: none starts with `{`, and
+/// each starts with something JSON never has there, so none can complete the document.
+private let junkLines = ["@junk", "# a comment of sorts", "x y z", "?", "% 12,", "=}"].map {
+  Array($0.utf8)
 }
 
 @Suite("Nothing lost: output plus rejects account for every document, whatever the split")
@@ -77,26 +140,43 @@ struct InvariantPropertyTests {
     }
   }
 
-  /// A `lines` stream: pieces one after another, each on lines of its own. A malformed piece is
-  /// followed by one that starts with `{`, so that conversion resumes right after it.
+  /// A `lines` stream: pieces one after another, each on lines of its own. A malformed piece may
+  /// be followed by junk lines, skipped with it, then by a piece that starts with `{`, where
+  /// conversion resumes. The stream may end inside such a skip, or inside a document.
   private static func linesStream(seed: UInt64, operation: DifferentialTests.Operation) -> Stream {
     var generator = DocumentGenerator(seed: seed)
     var random = SplitMix64(seed: seed ^ 0xF00D)
     var stream = Stream()
     var afterMalformed = false
+    var skipStart = 0
     while stream.input.count < targetBytes || afterMalformed {
       let piece = piece(&generator, &random, operation: operation, startsObject: afterMalformed)
+      if afterMalformed { stream.reject(from: skipStart, to: stream.input.count) }
+      let start = stream.input.count
       stream.input += piece.text + (random.percent(10) ? [0x0D, 0x0A] : [0x0A])
       if random.percent(5) { stream.input += [0x0A] }
       stream.documents += 1
+      afterMalformed = piece.converted == nil && ReferenceModel.Document(piece.text).isMalformed
       if let converted = piece.converted {
         stream.output += converted + [0x0A]
+      } else if afterMalformed {
+        // Saved once its end is known: with the junk after it, up to the next piece.
+        skipStart = start
+        for _ in 0..<(random.percent(30) ? random.below(3) + 1 : 0) {
+          stream.input += random.pick(junkLines) + [0x0A]
+        }
       } else {
-        stream.rejects += trimmed(piece.text) + [0x0A]
-        stream.rejected += 1
+        stream.reject(from: start, to: stream.input.count)
       }
-      afterMalformed = piece.converted == nil && ReferenceModel.Document(piece.text).isMalformed
     }
+    // The end: inside the skip of a malformed document (with junk after it), or inside a
+    // document cut short.
+    let last = generator.document()
+    let start = stream.input.count
+    stream.input += last.prefix(min(9, last.count - 1))
+    if random.percent(50) { stream.input += [0x0A] + random.pick(junkLines) }
+    stream.documents += 1
+    stream.reject(from: start, to: nil)
     return stream
   }
 
@@ -131,14 +211,15 @@ struct InvariantPropertyTests {
           continue
         }
         restStart = start
-        stream.rejected += 1
       } else {
-        stream.rejects += trimmed(piece.text) + [0x0A]
-        stream.rejected += 1
+        stream.reject(from: start, to: stream.input.count)
       }
     }
     stream.input += Array("\n]\n".utf8)
-    if let restStart { stream.rejects += trimmed(Array(stream.input[restStart...])) + [0x0A] }
+    if let restStart {
+      stream.reject(from: restStart, to: stream.input.count)
+      stream.restNotConverted = true
+    }
     stream.output =
       converted.isEmpty
       ? Array("[\n]\n".utf8)
@@ -208,6 +289,11 @@ struct InvariantPropertyTests {
         $0.contains(" (skipped ") || $0.contains(" is not converted")
       }
       #expect(said, "every error says what was skipped")
+      // ...exactly: from the first to the last character of what the rejects would hold.
+      let expected = stream.suffixes()
+      let mismatch = zip(errors, expected).first { !$0.hasSuffix($1) }
+      #expect(
+        mismatch == nil, "-j \(jobs): \(mismatch.map { "\($0.0)\n  should end: \($0.1)" } ?? "")")
       // What was skipped is what the rejects file would hold, less the newlines it adds.
       #expect(result.skipped == stream.rejects.count - stream.rejected)
     }

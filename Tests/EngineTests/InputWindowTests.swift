@@ -27,8 +27,9 @@ struct InputWindowTests {
     append(String(repeating: "x", count: 1000), to: &window)
     #expect(window.view[offset] == UInt8(ascii: "j"))
     #expect(window.view[StreamOffset(1012)] == UInt8(ascii: "x"))
-    let full = window.isFull(adding: 1_000_000)
-    #expect(full)
+    let small = window.isFull(adding: 1)
+    let large = window.isFull(adding: 1_000_000)
+    #expect(!small && large)
   }
 
   @Test("the newline search: first, last, and the first line that starts with a byte")

@@ -14,12 +14,12 @@ struct ResultsTests {
     Diagnostic(severity: .error, kind: .notAnObject, line: 1, column: 1, message: message)
   }
 
-  /// Two good documents, a rejected one with its error, then a third good one.
+  /// Two good documents, a rejected one (its text, then its error), then a third good one.
   private func sample() -> Results {
     var results = Results(outputCapacity: 16)
     Array("{\"a\":1}\n{\"b\":2}\n".utf8).withUnsafeBufferPointer { results.output.append($0) }
-    results.report(diagnostic("bad"))
     Array("[3]".utf8).withUnsafeBufferPointer { results.addReject($0, ends: true) }
+    results.report(diagnostic("bad"))
     Array("{\"c\":4}\n".utf8).withUnsafeBufferPointer { results.output.append($0) }
     return results
   }
@@ -30,9 +30,9 @@ struct ResultsTests {
     var events: [String] = []
     results.deliver(
       output: { events.append("out " + String(decoding: $0, as: UTF8.self)) },
-      rejects: { events.append("rej " + String(decoding: $0, as: UTF8.self)) },
+      rejects: { bytes, _ in events.append("rej " + String(decoding: bytes, as: UTF8.self)) },
       diagnostic: { events.append("msg " + $0.message) })
-    #expect(events == ["out {\"a\":1}\n{\"b\":2}\n", "msg bad", "rej [3]\n", "out {\"c\":4}\n"])
+    #expect(events == ["out {\"a\":1}\n{\"b\":2}\n", "rej [3]\n", "msg bad", "out {\"c\":4}\n"])
     let cleared = results.output.count == 0 && results.rejects.count == 0 && !results.hasMarks
     #expect(cleared)
   }
@@ -44,11 +44,12 @@ struct ResultsTests {
     do throws(WriteFailed) {
       try results.deliver(
         output: { bytes throws(WriteFailed) in events.append("out \(bytes.count)") },
-        rejects: { _ throws(WriteFailed) in throw WriteFailed() },
+        rejects: { _, _ throws(WriteFailed) in throw WriteFailed() },
         diagnostic: { events.append("msg " + $0.message) })
       Issue.record("the failing rejects write did not end the delivery")
     } catch {}
-    #expect(events == ["out 16", "msg bad"])
+    // The document that could not be saved is not reported either.
+    #expect(events == ["out 16"])
   }
 
   @Test("moving into a batch shifts the marks to the batch's coordinates")
@@ -60,9 +61,9 @@ struct ResultsTests {
     second.move(into: &batch)
     #expect(
       batch.marks == [
-        ResultMark(output: 16, rejects: 0, diagnostics: 1),
+        ResultMark(output: 16, rejects: 4, diagnostics: 0),
         ResultMark(output: 16, rejects: 4, diagnostics: 1),
-        ResultMark(output: 24 + 16, rejects: 4, diagnostics: 2),
+        ResultMark(output: 24 + 16, rejects: 8, diagnostics: 1),
         ResultMark(output: 24 + 16, rejects: 8, diagnostics: 2),
       ])
     var order: [String] = []
@@ -71,14 +72,27 @@ struct ResultsTests {
         Results.deliver(
           output: output, rejects: rejects, diagnostics: batch.diagnostics, marks: batch.marks,
           writeOutput: { order.append("out \($0.count)") },
-          writeRejects: { order.append("rej \($0.count)") },
+          writeRejects: { bytes, _ in order.append("rej \(bytes.count)") },
           report: { order.append("msg " + $0.message) })
       }
     }
     #expect(
       order == [
-        "out 16", "msg bad", "rej 4", "out 24", "msg bad", "rej 4", "out 8",
+        "out 16", "rej 4", "msg bad", "out 24", "rej 4", "msg bad", "out 8",
       ])
+  }
+
+  @Test("a rejected text saved in pieces is complete only with its last piece")
+  func piecesOfARejectedText() {
+    var results = Results(outputCapacity: 16)
+    Array("{\"a\":".utf8).withUnsafeBufferPointer { results.addReject($0, ends: false) }
+    Array("tru".utf8).withUnsafeBufferPointer { results.addReject($0, ends: false) }
+    results.addReject(UnsafeBufferPointer(start: nil, count: 0), ends: true)
+    results.report(diagnostic("bad"))
+    var pieces: [String] = []
+    results.deliver(
+      output: { _ in }, rejects: { pieces.append("\($0.count) \($1)") }, diagnostic: { _ in })
+    #expect(pieces == ["5 false", "3 false", "1 true"])
   }
 }
 

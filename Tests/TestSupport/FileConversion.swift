@@ -16,6 +16,8 @@ public struct Outcome: Equatable, CustomStringConvertible {
   public var output: [UInt8]
   public var rejects: [UInt8]
   public var diagnostics: [String]
+  /// The diagnostics as `KIND LINE:COLUMN: SEVERITY: MESSAGE` (the golden files' form).
+  public var located: [String] = []
   public var outcome: InputOutcome
   public var documents: Int
   public var errors: Int
@@ -81,15 +83,19 @@ public func convertFile(
   converter.batchBytes = batchBytes
   converter.readSize = readSize
   var diagnostics: [String] = []
+  var located: [String] = []
   converter.diagnosticHandler = { diagnostic, name in
     diagnostics.append(diagnostic.formatted(inputName: name))
+    located.append("\(diagnostic.kind.rawValue) \(diagnostic.description)")
   }
   let outcome = try converter.convert(descriptor: inputDescriptor, name: "in")
   try converter.finish()
-  return Outcome(
+  var result = Outcome(
     output: Array(try Data(contentsOf: URL(fileURLWithPath: paths[1]))),
     rejects: Array(try Data(contentsOf: URL(fileURLWithPath: paths[2]))), diagnostics: diagnostics,
     outcome: outcome, documents: converter.statistics.documents,
     errors: converter.statistics.errors,
     skipped: converter.statistics.bytesSkipped)
+  result.located = located
+  return result
 }

@@ -67,7 +67,7 @@ public enum LegacyAttachments {
     func collect() {
       engine.deliver(
         output: { result.output.append(contentsOf: $0) },
-        rejects: { result.rejects.append(contentsOf: $0) },
+        rejects: { bytes, _ in result.rejects.append(contentsOf: bytes) },
         diagnostic: { result.diagnostics.append($0) })
     }
     input.withUnsafeBytes { bytes in

@@ -48,7 +48,7 @@ enum StopReason: Equatable {
 /// Its text is saved (or counted) as it goes, so a long stretch is never held in memory; only
 /// trailing whitespace waits, because a rejected text ends at its last non-space byte.
 struct SkippedInput {
-  let start: StreamOffset
+  /// Where the skipped text starts.
   let startPosition: TextPosition
   let report: MalformedReport
   /// `--format list`: nothing resumes; the rest of the input is not converted.
@@ -57,12 +57,12 @@ struct SkippedInput {
   let recoverUntil: StreamOffset?
   /// The rejected text before this has been saved or counted.
   var savedTo: StreamOffset
-  /// Where the last saved piece ends (its last byte's position), if one was saved.
+  /// Where the last saved piece ends (its last character's position), if one was saved.
   var lastSaved: TextPosition? = nil
   /// Where to look on for a line that starts with `{`.
   var scanFrom: StreamOffset
   /// Whether the error counts as a document (not for a list's framing).
-  var countsDocument = true
+  let countsDocument: Bool
 }
 
 /// What the driver is doing with the input.
@@ -102,10 +102,10 @@ final class ConversionEngine {
   private var newlineScan = StreamOffset.zero
   /// A new input's first bytes, until it is known whether they are a byte-order mark.
   private var checkingByteOrderMark = true
-  /// Set once the input has ended and what is left is being parsed.
-  private var atEndOfInput = false
-  /// Where the input really ends (before the newline added for yajl's sake).
-  private var endOfInput = StreamOffset.zero
+  /// Where the input really ends (before the newline added for yajl's sake), once it has ended
+  /// and what is left is being parsed.
+  private var endOfInput: StreamOffset? = nil
+  private var atEndOfInput: Bool { endOfInput != nil }
 
   /// `keepsRejects`: whether rejected text is kept for the caller, or only counted (and its
   /// extent reported as skipped).
@@ -156,6 +156,7 @@ final class ConversionEngine {
     guard stop == nil, bytes.count > 0 else { return }
     makeRoom(for: bytes.count)
     window.append(bytes)
+    windowChanged()
     statistics.bytesIn += bytes.count
     parseAvailable(final: false)
   }
@@ -168,8 +169,11 @@ final class ConversionEngine {
     do {
       count = try window.read(from: descriptor, maximum: maximum)
     } catch {
+      // What was read of this input cannot be finished: the next input starts afresh.
+      startNextInput()
       throw IOError(operation: .read, errno: error, target: name)
     }
+    windowChanged()
     guard stop == nil else { return count }
     statistics.bytesIn += count
     if count > 0 { parseAvailable(final: false) }
@@ -179,12 +183,15 @@ final class ConversionEngine {
   /// The current input has ended: converts what is left, reports a truncated document, gets
   /// ready for the next input and returns how this one went.
   func finishReading() -> InputOutcome {
-    atEndOfInput = true
     endOfInput = window.end
     if stop == nil {
-      if window.end > parsePosition && window.view[window.end - 1] != 0x0A {
-        // A final newline lets yajl end a number that ends the input.
+      // A final newline lets yajl end a number that ends the input. (While skipping, nothing is
+      // parsed any more, and the bytes before may be gone.)
+      let parsing: Bool
+      if case .skipping = phase { parsing = false } else { parsing = true }
+      if parsing && window.end > parsePosition && window.view[window.end - 1] != 0x0A {
         window.append(0x0A)
+        windowChanged()
       }
       // A truncated record may resume parsing at an earlier line: parse until nothing is left.
       repeat {
@@ -209,7 +216,15 @@ final class ConversionEngine {
     let keep = retainedFrom()
     context.pointee.handler.lines.forget(before: keep, in: window.view)
     window.discard(before: keep)
+    windowChanged()
     newlineScan = max(newlineScan, keep)
+  }
+
+  /// The window has changed (bytes read or discarded, its buffer perhaps moved): the scanner's
+  /// view of it is renewed at once, so that no stage ever holds a view of bytes that moved.
+  @inline(__always)
+  private func windowChanged() {
+    context.pointee.scanner.view = window.view
   }
 
   /// The first input byte some stage still needs.
@@ -223,18 +238,32 @@ final class ConversionEngine {
 
   // MARK: Parsing
 
+  /// Decides whether the input starts with a byte-order mark as soon as its first bytes tell:
+  /// at once unless they are the start of one, or at the end (`force`). Returns false while it
+  /// cannot tell yet.
+  private func resolveByteOrderMark(force: Bool) -> Bool {
+    guard checkingByteOrderMark else { return true }
+    let view = window.view
+    let mark: [UInt8] = [0xEF, 0xBB, 0xBF]
+    let available = min(view.end - parsePosition, 3)
+    if available < 3 && !force
+      && (0..<available).allSatisfy({ view[parsePosition + $0] == mark[$0] })
+    {
+      return false
+    }
+    checkingByteOrderMark = false
+    if view.hasByteOrderMark(at: parsePosition) {
+      parsePosition += 3
+      newlineScan = parsePosition
+      context.pointee.scanner.restart(at: parsePosition)
+      context.pointee.handler.lines.startLine(at: parsePosition)
+    }
+    return true
+  }
+
   /// Gives yajl every complete line (or, at the end, everything) not yet parsed.
   private func parseAvailable(final: Bool) {
-    if checkingByteOrderMark {
-      guard window.end - parsePosition >= 3 || final else { return }
-      checkingByteOrderMark = false
-      if window.view.hasByteOrderMark(at: parsePosition) {
-        parsePosition += 3
-        newlineScan = parsePosition
-        context.pointee.scanner.restart(at: parsePosition)
-        context.pointee.handler.lines.startLine(at: parsePosition)
-      }
-    }
+    guard resolveByteOrderMark(force: final) else { return }
     while stop == nil {
       switch phase {
       case .skipping:
@@ -292,13 +321,11 @@ final class ConversionEngine {
     guard stop == nil, case .recovering = phase, parsePosition == end,
       let start = context.pointee.scanner.openDocumentStart, nextLineStartsObject
     else { return true }
-    var lineEnd = end - 1
-    if lineEnd > start && view[lineEnd - 1] == 0x0D { lineEnd = lineEnd - 1 }
+    let lineEnd = view.lineEnd(beforeLineAt: end, notBefore: start)
     let report = malformedReport(at: lineEnd, message: Messages.truncatedRecord, start: start)
     replaceParser()
-    beginSkipping(from: start, report: report, toEndOfInput: false, recoverUntil: until)
+    beginSkipping(from: start, report: report, recoverUntil: until)
     finishSkipping(at: end, reachedEnd: false)
-    if !options.continuesAfterBadDocument { stop = .rejectedDocument }
     return true
   }
 
@@ -344,9 +371,9 @@ final class ConversionEngine {
         lastTokenStart: context.pointee.scanner.tokenInputStart,
         innermostIsArray: context.pointee.scanner.innermostIsArray)
       let lexical = yajlMessage.hasPrefix("lexical error")
-      if lexical && atEndOfInput && view.tokenRunsToEnd(from: offset, inputEnd: endOfInput) {
+      if lexical, let end = endOfInput, view.tokenRunsToEnd(from: offset, inputEnd: end) {
         // The input ends inside this token (`tru`, `-1.5e`, `"abc\`).
-        offset = endOfInput
+        offset = end
       } else if lexical && offset < view.end && view[offset] == UInt8(ascii: "\"") {
         offset = view.firstBadStringByte(from: offset)
       }
@@ -377,14 +404,16 @@ final class ConversionEngine {
     } else {
       // Between documents: the bad text starts after the separators.
       start = context.pointee.scanner.previousEnd
-      while start < offset, [0x20, 0x0A, 0x0D, 0x09, 0x2C].contains(view[start]) { start += 1 }
+      while start < offset, JSONText.isWhitespace(view[start]) || view[start] == 0x2C {
+        start += 1
+      }
       start = min(start, offset)
     }
     var problemMessage = message
     var problemOffset = offset
-    if atEndOfInput && offset >= endOfInput {
+    if let end = endOfInput, offset >= end {
       problemMessage = Messages.truncatedDocument
-      problemOffset = endOfInput
+      problemOffset = end
     }
     var truncatedRecordEnd: StreamOffset? = nil
     if options.framing == .lines,
@@ -393,10 +422,7 @@ final class ConversionEngine {
       // The document's line ended early and the next line starts another document: a
       // truncated NDJSON record. Point at the end of its line, not where yajl noticed.
       truncatedRecordEnd = next
-      problemOffset = next - 1
-      if problemOffset > start && view[problemOffset - 1] == 0x0D {
-        problemOffset = problemOffset - 1
-      }
+      problemOffset = view.lineEnd(beforeLineAt: next, notBefore: start)
       problemMessage = Messages.truncatedRecord
     }
     let report = malformedReport(at: problemOffset, message: problemMessage, start: start)
@@ -414,29 +440,24 @@ final class ConversionEngine {
       } else {
         end = view.end
       }
-      beginSkipping(from: start, report: report, toEndOfInput: false, recoverUntil: nil)
+      beginSkipping(from: start, report: report)
       finishSkipping(at: end, reachedEnd: false)
       stop = .rejectedDocument
       return
     }
     guard options.framing == .lines else {
-      beginSkipping(from: start, report: report, toEndOfInput: true, recoverUntil: nil)
+      beginSkipping(from: start, report: report, toEndOfInput: true)
       _ = continueSkipping(final: atEndOfInput)
       return
     }
     if let next = truncatedRecordEnd {
       beginSkipping(
-        from: start, report: report, toEndOfInput: false,
-        recoverUntil: max(recoverUntil ?? .zero, offset + 1))
+        from: start, report: report, recoverUntil: max(recoverUntil ?? .zero, offset + 1))
       finishSkipping(at: next, reachedEnd: false)
       return
     }
     // Otherwise resume on the first line after the error's line that starts with `{`.
-    beginSkipping(from: start, report: report, toEndOfInput: false, recoverUntil: recoverUntil)
-    if case .skipping(var skip) = phase {
-      skip.scanFrom = offset
-      phase = .skipping(skip)
-    }
+    beginSkipping(from: start, report: report, recoverUntil: recoverUntil, scanFrom: offset)
     _ = continueSkipping(final: atEndOfInput)
   }
 
@@ -450,25 +471,22 @@ final class ConversionEngine {
       stop = .brokenFraming
       return
     }
-    beginSkipping(from: offset, report: report, toEndOfInput: true, recoverUntil: nil)
-    if case .skipping(var skip) = phase {
-      skip.countsDocument = false
-      phase = .skipping(skip)
-    }
+    beginSkipping(from: offset, report: report, toEndOfInput: true, countsDocument: false)
     _ = continueSkipping(final: atEndOfInput)
   }
 
+  /// Starts skipping rejected input from `start`: to the end of the input (`toEndOfInput`), or
+  /// to the next line after `scanFrom` that starts with `{`; then recovering up to `recoverUntil`.
   private func beginSkipping(
-    from start: StreamOffset, report: MalformedReport, toEndOfInput: Bool,
-    recoverUntil: StreamOffset?
+    from start: StreamOffset, report: MalformedReport, toEndOfInput: Bool = false,
+    recoverUntil: StreamOffset? = nil, scanFrom: StreamOffset? = nil, countsDocument: Bool = true
   ) {
     context.pointee.scanner.resetDocument()
     phase = .skipping(
       SkippedInput(
-        start: start,
         startPosition: context.pointee.handler.lines.position(of: start, in: window.view),
         report: report, toEndOfInput: toEndOfInput, recoverUntil: recoverUntil, savedTo: start,
-        scanFrom: start))
+        scanFrom: scanFrom ?? start, countsDocument: countsDocument))
   }
 
   /// Looks on for the line to resume at. Returns true when the skip has ended.
@@ -506,14 +524,16 @@ final class ConversionEngine {
   private func saveSkipped(_ skip: inout SkippedInput, upTo end: StreamOffset) {
     let view = window.view
     var contentEnd = end
-    while contentEnd > skip.savedTo,
-      [0x0A, 0x0D, 0x20, 0x09].contains(view[contentEnd - 1])
-    {
+    while contentEnd > skip.savedTo, JSONText.isWhitespace(view[contentEnd - 1]) {
       contentEnd = contentEnd - 1
     }
     guard contentEnd > skip.savedTo else { return }
-    skip.lastSaved = context.pointee.handler.lines.position(
-      of: view.lastCharacter(before: contentEnd, notBefore: skip.savedTo), in: view)
+    // A piece may start inside a character the read split: only a piece where a character
+    // starts can move where the text ends.
+    let last = view.lastCharacter(before: contentEnd, notBefore: skip.savedTo)
+    if view[last] & 0xC0 != 0x80 || skip.lastSaved == nil {
+      skip.lastSaved = context.pointee.handler.lines.position(of: last, in: view)
+    }
     context.pointee.handler.reject(view.bytes(from: skip.savedTo, to: contentEnd), ends: false)
     skip.savedTo = contentEnd
   }
@@ -564,23 +584,42 @@ final class ConversionEngine {
   /// end-of-input check is not needed: the last piece always ends with a newline, so yajl holds
   /// no partial token.)
   private func finishInput() {
+    guard let endOfInput else { return }
     if context.pointee.scanner.openDocumentStart != nil {
       malformed(at: endOfInput, message: Messages.truncatedDocument)
       return
     }
+    if reportedSpaceYajlTakes(before: endOfInput) { return }
     if options.framing == .list && !context.pointee.scanner.frames.isEmpty {
       let report = context.pointee.handler.reportInputError(
         at: endOfInput, message: Messages.truncatedList, kind: .malformedJSON, view: window.view)
-      context.pointee.handler.report(report, suffix: "", countsDocument: true)
+      context.pointee.handler.report(report, suffix: "", countsDocument: false)
       stop = options.continuesAfterBadDocument ? .brokenFraming : .rejectedDocument
     }
+  }
+
+  /// Between documents the scanner sees whitespace only when a token follows it, so a form feed
+  /// or vertical tab (yajl's whitespace, not JSON's) at the end of an input or of a batch would go
+  /// unseen: it is looked for here, and reported as the scanner would. Returns whether one was.
+  private func reportedSpaceYajlTakes(before end: StreamOffset) -> Bool {
+    let view = window.view
+    var position = max(context.pointee.scanner.previousEnd, view.start)
+    while position < end {
+      let byte = view[position]
+      if byte == 0x0C || byte == 0x0B {
+        malformed(at: position, message: byte == 0x0C ? Messages.formFeed : Messages.verticalTab)
+        return true
+      }
+      position += 1
+    }
+    return false
   }
 
   /// Gets ready for the next input: fresh parser, positions and window (results are kept).
   private func startNextInput() {
     replaceParser()
     window.restart()
-    atEndOfInput = false
+    endOfInput = nil
     parsePosition = .zero
     newlineScan = .zero
     checkingByteOrderMark = true
@@ -604,9 +643,12 @@ final class ConversionEngine {
   /// `{`). A document still open continues past the batch: its bytes and where it starts are
   /// returned, to be converted again in front of the next batch. A malformed document being
   /// skipped ends here, where the next `{` line begins, exactly as in one pass.
-  func finishBatch() -> (carry: [UInt8], first: TextPosition)? {
+  func finishBatch() -> (outcome: InputOutcome, carry: (bytes: [UInt8], first: TextPosition)?) {
     defer { startNextInput() }
-    guard stop == nil else { return nil }
+    guard stop == nil else { return (outcome, nil) }
+    // A first batch shorter than a byte-order mark is decided now: the next does not continue it.
+    _ = resolveByteOrderMark(force: true)
+    parseAvailable(final: false)
     // Lines held back in recovery (waiting to see how the next line starts) are parsed now.
     while stop == nil, case .recovering(let until) = phase, parsePosition < until,
       parsePosition < window.end
@@ -617,13 +659,21 @@ final class ConversionEngine {
       phase = .scanning
       parseAvailable(final: false)
     }
-    guard stop == nil else { return nil }
+    guard stop == nil else { return (outcome, nil) }
+    if case .scanning = phase, context.pointee.scanner.openDocumentStart == nil {
+      _ = reportedSpaceYajlTakes(before: window.end)
+      guard stop == nil else { return (outcome, nil) }
+    }
+    // A skip ends here, where the next batch's `{` line begins.
     if case .skipping = phase { finishSkipping(at: window.end, reachedEnd: false) }
-    guard let start = context.pointee.scanner.openDocumentStart else { return nil }
+    guard let start = context.pointee.scanner.openDocumentStart else { return (outcome, nil) }
     let view = window.view
     return (
-      Array(view.bytes(from: start, to: view.end)),
-      context.pointee.handler.lines.position(of: start, in: view)
+      outcome,
+      (
+        Array(view.bytes(from: start, to: view.end)),
+        context.pointee.handler.lines.position(of: start, in: view)
+      )
     )
   }
 
@@ -638,7 +688,7 @@ final class ConversionEngine {
   /// them.
   func deliver<Failure: Error>(
     output: (UnsafeRawBufferPointer) throws(Failure) -> Void,
-    rejects: (UnsafeRawBufferPointer) throws(Failure) -> Void,
+    rejects: (UnsafeRawBufferPointer, _ completesDocument: Bool) throws(Failure) -> Void,
     diagnostic: (Diagnostic) -> Void
   ) throws(Failure) {
     try context.pointee.handler.results.deliver(

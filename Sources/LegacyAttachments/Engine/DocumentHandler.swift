@@ -82,6 +82,8 @@ struct DocumentHandler: ~Copyable {
           from: lines.position(of: document.start, in: view),
           to: lines.position(of: document.end - 1, in: view))
       }
+      // The message first: if the rejects file fails, the document it could not save has been
+      // reported. (A skipped stretch is reported after its text: its extent is known last.)
       results.report(diagnostic)
       reject(view.bytes(from: document.start, to: document.end), ends: true)
       stops = !continuesAfterBadDocument

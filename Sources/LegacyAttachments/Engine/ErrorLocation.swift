@@ -2,11 +2,6 @@
 /// depends on the error and on where yajl's piece started), so that it is the same however the
 /// input was read.
 extension InputView {
-  @inline(__always)
-  private static func isSpace(_ byte: UInt8) -> Bool {
-    byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
-  }
-
   /// Where the token yajl refused starts: the first thing after the last token it accepted
   /// (ending at `previousEnd`, starting at `lastTokenStart`), past the separator that was due
   /// there (a separator that was not due is itself the refused token). `innermostIsArray` tells
@@ -15,7 +10,7 @@ extension InputView {
     previousEnd: StreamOffset, lastTokenStart: StreamOffset, innermostIsArray: Bool?
   ) -> StreamOffset {
     var index = previousEnd
-    func skipSpace() { while index < end, Self.isSpace(self[index]) { index += 1 } }
+    func skipSpace() { while index < end, JSONText.isWhitespace(self[index]) { index += 1 } }
     skipSpace()
     guard index < end else { return end }
     let separator = self[index]
@@ -30,7 +25,7 @@ extension InputView {
     if !innermostIsArray && lastByte == UInt8(ascii: "\"") {
       // A string in an object is a key when it follows `{` or `,`, a value when it follows `:`.
       var before = lastTokenStart - 1
-      while before >= start, Self.isSpace(self[before]) { before = before - 1 }
+      while before >= start, JSONText.isWhitespace(self[before]) { before = before - 1 }
       if before >= start && self[before] != UInt8(ascii: ":") { due = UInt8(ascii: ":") }
     }
     guard separator == due else { return index }

@@ -4,6 +4,9 @@ struct ResultMark: Sendable, Equatable {
   var output: Int
   var rejects: Int
   var diagnostics: Int
+  /// Whether the rejected text up to here ends a rejected document (a long one is saved in
+  /// pieces).
+  var rejectsComplete = true
 }
 
 /// What the engine has produced and not yet handed over: converted output, the original text of
@@ -32,6 +35,7 @@ struct Results: ~Copyable {
   mutating func addReject(_ text: UnsafeBufferPointer<UInt8>, ends: Bool) {
     rejects.append(text)
     if ends { rejects.append(UInt8(ascii: "\n")) }
+    rejectsComplete = ends
     mark()
   }
 
@@ -40,16 +44,23 @@ struct Results: ~Copyable {
     mark()
   }
 
+  /// Whether the rejected text so far ends a rejected document.
+  private var rejectsComplete = true
+
   private mutating func mark() {
     marks.append(
-      ResultMark(output: output.count, rejects: rejects.count, diagnostics: diagnostics.count))
+      ResultMark(
+        output: output.count, rejects: rejects.count, diagnostics: diagnostics.count,
+        rejectsComplete: rejectsComplete))
   }
 
-  /// Hands everything over in input order and clears it. A throwing handler stops the delivery
-  /// where it failed (the results are cleared all the same).
+  /// Hands everything over in input order and clears it: output, rejected text (with whether
+  /// it ends a rejected document) and diagnostics. A throwing handler stops the delivery where
+  /// it failed (the results are cleared all the same).
   mutating func deliver<Failure: Error>(
     output writeOutput: (UnsafeRawBufferPointer) throws(Failure) -> Void,
-    rejects writeRejects: (UnsafeRawBufferPointer) throws(Failure) -> Void,
+    rejects writeRejects: (UnsafeRawBufferPointer, _ completesDocument: Bool) throws(Failure) ->
+      Void,
     diagnostic report: (Diagnostic) -> Void
   ) throws(Failure) {
     defer { clear() }
@@ -65,21 +76,25 @@ struct Results: ~Copyable {
     output: UnsafeRawBufferPointer, rejects: UnsafeRawBufferPointer, diagnostics: [Diagnostic],
     marks: [ResultMark],
     writeOutput: (UnsafeRawBufferPointer) throws(Failure) -> Void,
-    writeRejects: (UnsafeRawBufferPointer) throws(Failure) -> Void,
+    writeRejects: (UnsafeRawBufferPointer, _ completesDocument: Bool) throws(Failure) -> Void,
     report: (Diagnostic) -> Void
   ) throws(Failure) {
     var done = ResultMark(output: 0, rejects: 0, diagnostics: 0)
-    for mark in marks + [
-      ResultMark(output: output.count, rejects: rejects.count, diagnostics: diagnostics.count)
-    ] {
+    for mark in marks {
       if mark.output > done.output {
         try writeOutput(UnsafeRawBufferPointer(rebasing: output[done.output..<mark.output]))
       }
       if mark.rejects > done.rejects {
-        try writeRejects(UnsafeRawBufferPointer(rebasing: rejects[done.rejects..<mark.rejects]))
+        try writeRejects(
+          UnsafeRawBufferPointer(rebasing: rejects[done.rejects..<mark.rejects]),
+          mark.rejectsComplete)
       }
       for index in done.diagnostics..<mark.diagnostics { report(diagnostics[index]) }
       done = mark
+    }
+    // Output after the last mark (rejects and diagnostics always come with one).
+    if output.count > done.output {
+      try writeOutput(UnsafeRawBufferPointer(rebasing: output[done.output...]))
     }
   }
 
@@ -89,7 +104,8 @@ struct Results: ~Copyable {
       batch.marks.append(
         ResultMark(
           output: batch.output.count + mark.output, rejects: batch.rejects.count + mark.rejects,
-          diagnostics: batch.diagnostics.count + mark.diagnostics))
+          diagnostics: batch.diagnostics.count + mark.diagnostics,
+          rejectsComplete: mark.rejectsComplete))
     }
     batch.output.append(contentsOf: output.bytes)
     batch.rejects.append(contentsOf: rejects.bytes)

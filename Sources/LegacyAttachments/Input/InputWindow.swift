@@ -90,9 +90,6 @@ struct InputView: BitwiseCopyable {
     self.end = end
   }
 
-  /// The address of the first byte held.
-  var base: UnsafePointer<UInt8> { address(start) }
-
   @inline(__always)
   private func address(_ offset: StreamOffset) -> UnsafePointer<UInt8> {
     UnsafePointer(bitPattern: origin &+ offset.value).unsafelyUnwrapped
@@ -156,6 +153,14 @@ struct InputView: BitwiseCopyable {
       position = lineStart
     }
     return nil
+  }
+
+  /// Where the line that ends just before the line starting at `lineStart` ends: at its newline,
+  /// or at the carriage return before it (not before `floor`).
+  func lineEnd(beforeLineAt lineStart: StreamOffset, notBefore floor: StreamOffset) -> StreamOffset
+  {
+    let newline = lineStart - 1
+    return newline > floor && self[newline - 1] == 0x0D ? newline - 1 : newline
   }
 
   /// Where the character that ends just before `end` starts: `end - 1`, or further back over

@@ -11,28 +11,62 @@ struct PullWriter: DocumentWriter {
     strict = options.strict
   }
 
+  /// What pull does with one entry of `_attachments`.
+  private enum Fate {
+    /// It matches no blob: untouched.
+    case unmatched
+    /// It matches a blob, and losing it loses nothing.
+    case removed
+    /// It matches a blob but carries bytes the blob does not: kept, with a warning.
+    case keptForItsBytes
+    /// It matches a blob and its `data` is not a string: the document is rejected.
+    case invalidData
+  }
+
+  private static func fate(
+    of entry: LegacyEntry, _ matcher: DigestMatcher, blobs: UnsafeBufferPointer<BlobReference>,
+    text: UnsafeBufferPointer<UInt8>
+  ) -> Fate {
+    guard entry.isObject && entry.members.digestIsString && matcher.matches(entry.members.digest)
+    else { return .unmatched }
+    guard entry.members.data.isPresent else { return .removed }
+    guard entry.members.dataKind == .string else { return .invalidData }
+    return blobHoldsSameData(entry, blobs, text: text) ? .removed : .keptForItsBytes
+  }
+
+  /// Whether the document has entries pull would remove from: one `_attachments` object, and
+  /// blobs to match.
+  private static func applies(to document: borrowing ScannedDocument) -> Bool {
+    document.attachments.isSingleObject && !document.entries.isEmpty && !document.blobs.isEmpty
+  }
+
   func findProblems(
     in document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
     into problems: inout [Problem], workspace: inout WriterWorkspace
   ) {
-    guard document.attachments.isSingleObject, !document.blobs.isEmpty else { return }
+    guard Self.applies(to: document) else { return }
     let entries = document.entries.elements
+    // Only an entry with bytes can be anything but removed or untouched.
     guard entries.contains(where: { $0.members.data.isPresent }) else { return }
-    let matcher = DigestMatcher(text: text.baseAddress!, blobs: document.blobs.elements)
-    for entry in entries where entry.members.data.isPresent && Self.matches(entry, matcher) {
-      let name = document.string(entry.key, in: text)
-      let offset = entry.keyOffset
-      if entry.members.dataKind != .string {
+    let blobs = document.blobs.elements
+    let matcher = DigestMatcher(text: text.baseAddress!, blobs: blobs)
+    for entry in entries where entry.members.data.isPresent {
+      switch Self.fate(of: entry, matcher, blobs: blobs, text: text) {
+      case .unmatched, .removed:
+        continue
+      case .invalidData:
         problems.append(
           Problem(
-            kind: .invalidData, severity: .error, offset: offset,
-            message: Messages.entryDataNotString(name: name, kind: entry.members.dataKind),
+            kind: .invalidData, severity: .error, offset: entry.keyOffset,
+            message: Messages.entryDataNotString(
+              name: document.string(entry.key, in: text), kind: entry.members.dataKind),
             pointer: ""))
-      } else if !Self.blobHoldsSameData(entry, document.blobs.elements, text: text) {
+      case .keptForItsBytes:
         problems.append(
           Problem(
-            kind: .dataKept, severity: strict ? .error : .warning, offset: offset,
-            message: Messages.entryDataKept(name: name), pointer: ""))
+            kind: .dataKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
+            message: Messages.entryDataKept(name: document.string(entry.key, in: text)),
+            pointer: ""))
       }
     }
   }
@@ -41,18 +75,12 @@ struct PullWriter: DocumentWriter {
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
     to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace
   ) {
-    let attachments = document.attachments
-    guard attachments.isSingleObject, !document.entries.isEmpty, !document.blobs.isEmpty else {
-      return output.append(text)
-    }
-    let matcher = DigestMatcher(text: text.baseAddress!, blobs: document.blobs.elements)
+    guard Self.applies(to: document) else { return output.append(text) }
+    let blobs = document.blobs.elements
+    let matcher = DigestMatcher(text: text.baseAddress!, blobs: blobs)
     workspace.removed.removeAll()
-    for entry in document.entries.elements where Self.matches(entry, matcher) {
-      if entry.members.data.isPresent
-        && !Self.blobHoldsSameData(entry, document.blobs.elements, text: text)
-      {
-        continue
-      }
+    for entry in document.entries.elements
+    where Self.fate(of: entry, matcher, blobs: blobs, text: text) == .removed {
       workspace.removed.push(entry.member)
     }
     let removed = workspace.removed.elements
@@ -60,6 +88,7 @@ struct PullWriter: DocumentWriter {
     guard !removed.isEmpty else { return output.append(text) }
     var splicer = MemberSplicer()
     let base = text.baseAddress!
+    let attachments = document.attachments
     if removed.count == document.entries.count {
       output.append(UInt8(ascii: "{"))
       splicer.append(
@@ -75,19 +104,13 @@ struct PullWriter: DocumentWriter {
     output.append(UnsafeBufferPointer(rebasing: text[(value.end - 1)...]))
   }
 
-  /// Whether `entry` is an attachment whose digest some blob reference has.
-  private static func matches(_ entry: LegacyEntry, _ matcher: DigestMatcher) -> Bool {
-    entry.isObject && entry.members.digestIsString && matcher.matches(entry.members.digest)
-  }
-
   /// Whether a blob with the entry's digest carries the same bytes (`data`, compared decoded), so
   /// that removing the entry loses nothing.
   private static func blobHoldsSameData(
     _ entry: LegacyEntry, _ blobs: UnsafeBufferPointer<BlobReference>,
     text: UnsafeBufferPointer<UInt8>
   ) -> Bool {
-    guard entry.members.dataKind == .string else { return false }
-    return blobs.contains { blob in
+    blobs.contains { blob in
       blob.members.digestIsString && blob.members.dataKind == .string
         && blob.members.data.isPresent
         && JSONText.decodedEqual(blob.members.digest, entry.members.digest, in: text)

@@ -46,10 +46,11 @@ func convertBatch(
   if batch.isLast {
     result.outcome = engine.finishReading()
   } else {
-    result.outcome = engine.outcome
-    if let pending = engine.finishBatch() {
-      result.carry = pending.carry
-      result.carryStart = pending.first
+    let (outcome, carry) = engine.finishBatch()
+    result.outcome = outcome
+    if let carry {
+      result.carry = carry.bytes
+      result.carryStart = carry.first
     }
   }
   engine.moveResults(into: &result)

@@ -72,8 +72,6 @@ struct AttachmentMembers: BitwiseCopyable {
   var data: Span = .none
   var dataKind: ValueKind = .null
 
-  /// The digest when it is a string (the only kind that names an attachment).
-  var stringDigest: Span { digestIsString ? digest : .none }
 }
 
 /// One open container of the document being scanned. Offsets are in the compact text unless

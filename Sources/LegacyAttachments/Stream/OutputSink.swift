@@ -20,26 +20,19 @@ public struct FileDescriptorSink: Sendable {
   }
 
   public func write(_ bytes: UnsafeRawBufferPointer) throws(IOError) {
-    let (written, failure) = descriptor.writeAll(bytes)
-    guard let failure else { return }
-    if written > 0 && isRegularFile, let end = try? descriptor.currentOffset(),
-      end >= Int64(written)
-    {
-      try? descriptor.truncate(to: end - Int64(written))
-    }
-    throw IOError(operation: .write, errno: failure, target: name)
+    try write(bytes, after: 0)
   }
 
-  /// Writes the bytes of `array` (whole documents).
-  public func write(_ array: [UInt8]) throws(IOError) {
-    let failure = array.withUnsafeBytes { bytes -> IOError? in
-      do throws(IOError) {
-        try write(bytes)
-        return nil
-      } catch {
-        return error
-      }
+  /// Writes `bytes`, which continue a document of which `unfinished` bytes were written before
+  /// (a long rejected document is written in pieces). If the write fails, the file is cut back
+  /// to where that document began.
+  public func write(_ bytes: UnsafeRawBufferPointer, after unfinished: Int) throws(IOError) {
+    let (written, failure) = descriptor.writeAll(bytes)
+    guard let failure else { return }
+    let cut = Int64(written + unfinished)
+    if cut > 0 && isRegularFile, let end = try? descriptor.currentOffset(), end >= cut {
+      try? descriptor.truncate(to: end - cut)
     }
-    if let failure { throw failure }
+    throw IOError(operation: .write, errno: failure, target: name)
   }
 }

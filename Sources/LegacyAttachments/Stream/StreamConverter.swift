@@ -165,12 +165,22 @@ public final class StreamConverter {
     try deliver(final: true)
   }
 
+  /// Bytes of a rejected document written to ``rejects`` so far, while it is written in pieces.
+  private var unfinishedReject = 0
+
+  /// Writes rejected text; on failure the rejects file is cut back to its last whole document.
+  private func writeRejects(_ bytes: UnsafeRawBufferPointer, completesDocument: Bool)
+    throws(IOError)
+  {
+    guard let rejects else { return }
+    try rejects.write(bytes, after: unfinishedReject)
+    unfinishedReject = completesDocument ? 0 : unfinishedReject + bytes.count
+  }
+
   /// Writes a batch's results, in order.
   func deliver(_ result: BatchResult) throws(IOError) {
     statisticsOffset.add(result.statistics)
     statisticsOffset.bytesOut += result.output.count
-    let output = self.output
-    let rejects = self.rejects
     let report = diagnosticHandler
     let input = currentInput
     var failure: IOError? = nil
@@ -181,7 +191,9 @@ public final class StreamConverter {
             output: outputBytes, rejects: rejectBytes, diagnostics: result.diagnostics,
             marks: result.marks,
             writeOutput: { bytes throws(IOError) in try output.write(bytes) },
-            writeRejects: { bytes throws(IOError) in try rejects?.write(bytes) },
+            writeRejects: { bytes, completes throws(IOError) in
+              try writeRejects(bytes, completesDocument: completes)
+            },
             report: { report($0, input) })
         } catch {
           failure = error
@@ -199,13 +211,13 @@ public final class StreamConverter {
       final || unbuffered || engine.hasPendingMarks || engine.pendingOutputCount >= 1 << 16
     else { return }
     statisticsOffset.bytesOut += engine.pendingOutputCount
-    let output = self.output
-    let rejects = self.rejects
     let report = diagnosticHandler
     let input = currentInput
     try engine.deliver(
       output: { bytes throws(IOError) in try output.write(bytes) },
-      rejects: { bytes throws(IOError) in try rejects?.write(bytes) },
+      rejects: { bytes, completes throws(IOError) in
+        try writeRejects(bytes, completesDocument: completes)
+      },
       diagnostic: { report($0, input) })
   }
 }

@@ -6,6 +6,13 @@
 import Glibc
 
 enum JSONText {
+  /// Whether `byte` is JSON whitespace: space, tab, line feed or carriage return (not the form
+  /// feed and vertical tab yajl also takes).
+  @inline(__always)
+  static func isWhitespace(_ byte: UInt8) -> Bool {
+    byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+  }
+
   /// Appends the decoded content of the JSON string token `token` (quotes included) to `output`.
   static func decodeString(_ token: UnsafeBufferPointer<UInt8>, into output: inout ByteBuffer) {
     guard token.count >= 2 else { return }
