@@ -2,7 +2,9 @@
 // of the package build). Invariants checked on every input:
 //  - no crash, no hang (libFuzzer's -timeout), no memory error (AddressSanitizer);
 //  - the same output, rejects and diagnostics whatever the feeding chunk size, and with the
-//    engine's buffers at 16 bytes (every boundary crossed) as at their usual sizes;
+//    engine's buffers at 16 bytes (every boundary crossed) as at their usual sizes; and the same
+//    again when the input is read from a descriptor, as the command reads it (`read(2)` of 1 and
+//    7 bytes, 16-byte buffers, and -j 2 with batches of 3 bytes);
 //  - when the input is valid JSON, every output line is valid JSON;
 //  - for documents without a top-level "_attachments": pull(push(d)) == pull(d) (d compacted)
 //    and push(push(d)) == push(d).
@@ -35,6 +37,50 @@ private func check(_ condition: Bool, _ message: String) {
   }
 }
 
+/// Converts `input` read through a pipe (inputs, and what comes of them, are under 64 KiB, a
+/// pipe's buffer, so no thread is needed), output and rejects written to pipes of their own.
+private func convertThroughPipes(
+  _ input: [UInt8], options: ConversionOptions, readSize: Int, jobs: Int
+) -> (output: [UInt8], rejects: [UInt8], diagnostics: [Diagnostic]) {
+  func makePipe() -> (read: Int32, write: Int32) {
+    var ends: [Int32] = [0, 0]
+    _ = pipe(&ends)
+    return (ends[0], ends[1])
+  }
+  func drain(_ descriptor: Int32) -> [UInt8] {
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+      let count = read(descriptor, &buffer, buffer.count)
+      if count <= 0 { break }
+      bytes += buffer[..<count]
+    }
+    close(descriptor)
+    return bytes
+  }
+  let source = makePipe()
+  let output = makePipe()
+  let rejects = makePipe()
+  _ = input.withUnsafeBytes { write(source.write, $0.baseAddress, $0.count) }
+  close(source.write)
+  var diagnostics: [Diagnostic] = []
+  do {
+    let converter = StreamConverter(
+      options: options, output: FileDescriptorSink(descriptor: output.write),
+      rejects: FileDescriptorSink(descriptor: rejects.write, name: "rejects"), capacities: .tiny)
+    converter.readSize = readSize
+    converter.jobs = jobs
+    converter.batchBytes = 3
+    converter.diagnosticHandler = { diagnostic, _ in diagnostics.append(diagnostic) }
+    _ = try? converter.convert(descriptor: source.read, name: "in")
+    try? converter.finish()
+  }
+  close(source.read)
+  close(output.write)
+  close(rejects.write)
+  return (drain(output.read), drain(rejects.read), diagnostics)
+}
+
 private func lines(_ output: [UInt8]) -> [ArraySlice<UInt8>] {
   output.split(separator: 0x0A, omittingEmptySubsequences: true)
 }
@@ -56,6 +102,13 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         check(
           pieces.diagnostics == whole.diagnostics, "\(mode) diagnostics differ with \(how)")
       }
+    }
+    for (readSize, jobs) in [(1, 1), (7, 1), (5, 2)] {
+      let read = convertThroughPipes(input, options: options, readSize: readSize, jobs: jobs)
+      let how = "read \(readSize) at a time, -j \(jobs), 16-byte buffers"
+      check(read.output == whole.output, "\(mode) output differs when \(how)")
+      check(read.rejects == whole.rejects, "\(mode) rejects differ when \(how)")
+      check(read.diagnostics == whole.diagnostics, "\(mode) diagnostics differ when \(how)")
     }
     if valid {
       for line in lines(whole.output) {
