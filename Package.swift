@@ -40,7 +40,7 @@ let package = Package(
     ),
     .testTarget(
       name: "CLITests",
-      dependencies: ["cbl-attachments"]
+      dependencies: ["cbl-attachments", "TestSupport"]
     ),
   ]
 )

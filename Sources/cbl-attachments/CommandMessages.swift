@@ -33,6 +33,12 @@ enum CommandMessages {
     "\(program): \(name): error: input file is also standard output; not read"
   }
 
+  static func pullIntoBulkDocs(strict: Bool) -> String {
+    "\(program): \(strict ? "error" : "warning"): --pull --bulk-docs writes documents without the"
+      + " _attachments entries of their blobs; Sync Gateway keeps no attachment that is only a"
+      + " blob, so those documents lose their attachments there (push them first)"
+  }
+
   static func usage(_ message: String) -> [String] {
     ["\(program): error: \(message)", "Try '\(program) --help' for more information."]
   }

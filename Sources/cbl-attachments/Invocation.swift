@@ -12,7 +12,14 @@ struct Invocation {
   var unbuffered = false
   var help = false
   var version = false
+  /// `--docs`, applied once every option is read.
+  var documentPath: DocumentPath? = nil
 }
+
+/// The `--format` names of the common envelopes, and the path each stands for.
+let namedEnvelopes: [String: DocumentPath] = [
+  "changes": .changes, "all-docs": .allDocs, "bulk-docs": .bulkDocs, "bulk-get": .bulkGet,
+]
 
 /// A command line that cannot be run; the message says why.
 struct UsageError: Error {
@@ -25,6 +32,9 @@ extension Invocation {
   static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
     var invocation = Invocation()
     var naming: Naming? = nil
+    var namedFormat: String? = nil
+    var bulkDocs: Int? = nil
+    var newEdits: Bool? = nil
     var index = 0
     var optionsEnded = false
 
@@ -95,10 +105,40 @@ extension Invocation {
         invocation.options.revpos = number
       case "--format":
         let text = try value(for: name, inline: inline)
-        guard let parsed = Framing(rawValue: text) else {
-          throw UsageError(message: "--format must be lines or list, not '\(text)'")
+        if let parsed = Framing(rawValue: text) {
+          invocation.options.framing = parsed
+          invocation.options.documents = .root
+          namedFormat = nil
+        } else if let path = namedEnvelopes[text] {
+          invocation.options.framing = .lines
+          invocation.options.documents = path
+          namedFormat = text
+        } else {
+          throw UsageError(
+            message:
+              "--format must be lines, list, changes, all-docs, bulk-docs or bulk-get, not '\(text)'"
+          )
         }
-        invocation.options.framing = parsed
+      case "--docs":
+        let text = try value(for: name, inline: inline)
+        do {
+          invocation.documentPath = try DocumentPath(parsing: text)
+        } catch {
+          throw UsageError(message: error.description)
+        }
+      case "--bulk-docs":
+        let text = try value(for: name, inline: inline)
+        guard let number = Int(text), number >= 1, number <= 1_000_000 else {
+          throw UsageError(
+            message: "--bulk-docs must be a whole number from 1 to 1000000, not '\(text)'")
+        }
+        bulkDocs = number
+      case "--new-edits":
+        let text = try value(for: name, inline: inline)
+        guard text == "false" || text == "true" else {
+          throw UsageError(message: "--new-edits must be false (or true), not '\(text)'")
+        }
+        newEdits = text == "true"
       case "-k", "--keep-going":
         try noValue()
         invocation.options.keepGoing = true
@@ -140,6 +180,26 @@ extension Invocation {
     if let naming { invocation.options.naming = naming }
     if invocation.options.revpos != nil && invocation.options.naming != .litecore {
       throw UsageError(message: "--revpos applies to --naming litecore only")
+    }
+    if let path = invocation.documentPath {
+      if let namedFormat {
+        throw UsageError(
+          message: "--docs cannot be combined with --format \(namedFormat), which names its own"
+            + " path (\(namedEnvelopes[namedFormat]!)); use --format lines or list with --docs")
+      }
+      invocation.options.documents = path
+    }
+    if newEdits != nil && bulkDocs == nil {
+      throw UsageError(message: "--new-edits applies to --bulk-docs only")
+    }
+    if let bulkDocs {
+      let mode = invocation.options.mode
+      guard mode == .push || mode == .pull else {
+        throw UsageError(
+          message: "--bulk-docs applies to --push and --pull only, not \(invocation.modeGiven!)")
+      }
+      invocation.options.bulkDocs = BulkDocsOutput(
+        documentsPerBody: bulkDocs, newEditsFalse: newEdits == false)
     }
     if invocation.files.isEmpty { invocation.files = ["-"] }
     return invocation

@@ -25,6 +25,12 @@ struct Run {
         return 2
       }
     }
+    if invocation.options.mode == .pull && invocation.options.bulkDocs != nil {
+      // Sync Gateway keeps no attachment that is only a blob: pulled documents lose them there.
+      let strict = invocation.options.strict
+      printError(CommandMessages.pullIntoBulkDocs(strict: strict))
+      if strict { status = 1 }
+    }
     let converter = StreamConverter(
       options: invocation.options, output: FileDescriptorSink(.standardOutput), rejects: rejects)
     converter.unbuffered = invocation.unbuffered

@@ -63,7 +63,60 @@ struct UsageTests {
   func badFormat() throws {
     expectRun(
       try CLI.run(["--pull", "--format=ndjson"], stdin: input), stdout: "",
-      stderr: usageError("--format must be lines or list, not 'ndjson'"), status: 2)
+      stderr: usageError(
+        "--format must be lines, list, changes, all-docs, bulk-docs or bulk-get, not 'ndjson'"),
+      status: 2)
+  }
+
+  @Test(
+    "a --docs path outside the subset is a usage error",
+    arguments: [
+      "results[].doc", ".results[0].doc", ".", ".a..b", ".1a", #"."a"#, #"."\x""#, ".a[", "",
+    ])
+  func badDocsPath(_ path: String) throws {
+    if path == "." {
+      // `.` itself is the default path, and fine.
+      let result = try CLI.run(["--pull", "--docs", path], stdin: input)
+      #expect(result.status == 0)
+      return
+    }
+    expectRun(
+      try CLI.run(["--pull", "--docs", path], stdin: input), stdout: "",
+      stderr: usageError(
+        "--docs must be . or steps .NAME, .\"JSON string\" and [] (like .results[].doc), not '\(path)'"
+      ), status: 2)
+  }
+
+  @Test("--docs with a named --format is a usage error (the format names its own path)")
+  func docsWithNamedFormat() throws {
+    expectRun(
+      try CLI.run(["--push", "--format", "changes", "--docs", ".doc"], stdin: input), stdout: "",
+      stderr: usageError(
+        "--docs cannot be combined with --format changes, which names its own path"
+          + " (.results[].doc); use --format lines or list with --docs"), status: 2)
+  }
+
+  @Test("--bulk-docs takes 1 to 1000000 documents, with --push or --pull only")
+  func bulkDocsRange() throws {
+    for value in ["0", "1000001", "-3", "x"] {
+      expectRun(
+        try CLI.run(["--push", "--bulk-docs", value], stdin: input), stdout: "",
+        stderr: usageError("--bulk-docs must be a whole number from 1 to 1000000, not '\(value)'"),
+        status: 2)
+    }
+    expectRun(
+      try CLI.run(["--check", "--bulk-docs", "5"], stdin: input), stdout: "",
+      stderr: usageError("--bulk-docs applies to --push and --pull only, not --check"), status: 2)
+  }
+
+  @Test("--new-edits needs --bulk-docs, and takes false")
+  func newEdits() throws {
+    expectRun(
+      try CLI.run(["--push", "--new-edits", "false"], stdin: input), stdout: "",
+      stderr: usageError("--new-edits applies to --bulk-docs only"), status: 2)
+    expectRun(
+      try CLI.run(["--push", "--bulk-docs", "2", "--new-edits", "no"], stdin: input), stdout: "",
+      stderr: usageError("--new-edits must be false (or true), not 'no'"), status: 2)
   }
 
   @Test("--revpos without --naming litecore")

@@ -12,12 +12,15 @@ import Testing
 //                       absent = no diagnostic at all
 //   <step>.rejects      the rejected documents' original text (`--rejects`); absent = none
 //   <step>.outcome      `completed`, `stopped` or `abandoned`; absent = `completed`
-//   options             optional, one per line: `format list`, `keep-going`, `strict`, `revpos N`
+//   options             optional, one per line: `format list` (or a named envelope: `format
+//                       changes`, `all-docs`, `bulk-docs`, `bulk-get`), `docs PATH`,
+//                       `bulk-docs N`, `new-edits false` (push and pull steps only),
+//                       `keep-going`, `strict`, `revpos N`
 //                       (`revpos` applies to the litecore steps only, as on the command line),
 //                       `no-rejects` (rejected text is not kept, as without `--rejects`: errors
 //                       say what was skipped)
 //
-// Steps: `push`, `push-litecore`, `pull`, and the chains `push-then-pull`,
+// Steps: `push`, `push-litecore`, `pull`, `list`, `check`, and the chains `push-then-pull`,
 // `push-litecore-then-pull` (diagnostics and rejects of every stage, in order).
 //
 // Like yajl's runner, each step is fed to the engine with EVERY chunk size from 1 to 64 bytes (and
@@ -53,6 +56,8 @@ private struct GoldenCase {
   let directory: URL
   let input: [UInt8]
   let framing: Framing
+  let documents: DocumentPath
+  let bulkDocs: BulkDocsOutput?
   let keepGoing: Bool
   let strict: Bool
   let revpos: Int?
@@ -63,6 +68,9 @@ private struct GoldenCase {
     directory = goldenRoot.appendingPathComponent(name)
     input = try GoldenCase.read(directory.appendingPathComponent("input.json"))
     var framing = Framing.lines
+    var documents = DocumentPath.root
+    var perBody: Int? = nil
+    var newEditsFalse = false
     var keepGoing = false
     var strict = false
     var revpos: Int? = nil
@@ -73,7 +81,17 @@ private struct GoldenCase {
       for line in text.split(separator: "\n") {
         let words = line.split(separator: " ").map(String.init)
         switch words.first {
-        case "format": framing = Framing(rawValue: words[1])!
+        case "format":
+          switch words[1] {
+          case "changes": documents = .changes
+          case "all-docs": documents = .allDocs
+          case "bulk-docs": documents = .bulkDocs
+          case "bulk-get": documents = .bulkGet
+          default: framing = Framing(rawValue: words[1])!
+          }
+        case "docs": documents = try DocumentPath(parsing: words[1...].joined(separator: " "))
+        case "bulk-docs": perBody = Int(words[1])!
+        case "new-edits": newEditsFalse = words[1] == "false"
         case "keep-going": keepGoing = true
         case "strict": strict = true
         case "revpos": revpos = Int(words[1])!
@@ -83,6 +101,8 @@ private struct GoldenCase {
       }
     }
     self.framing = framing
+    self.documents = documents
+    bulkDocs = perBody.map { BulkDocsOutput(documentsPerBody: $0, newEditsFalse: newEditsFalse) }
     self.keepGoing = keepGoing
     self.strict = strict
     self.revpos = revpos
@@ -107,7 +127,9 @@ private struct GoldenCase {
   func options(_ mode: Mode, naming: Naming = .jsonpath) -> ConversionOptions {
     ConversionOptions(
       mode: mode, naming: naming, revpos: naming == .litecore ? revpos : nil, framing: framing,
-      keepGoing: keepGoing, strict: strict)
+      documents: documents,
+      bulkDocs: mode == .push || mode == .pull ? bulkDocs : nil, keepGoing: keepGoing,
+      strict: strict)
   }
 
   /// The stages of a step, each run on the output of the one before.
@@ -116,6 +138,8 @@ private struct GoldenCase {
     case "push": [options(.push)]
     case "push-litecore": [options(.push, naming: .litecore)]
     case "pull": [options(.pull)]
+    case "list": [options(.list)]
+    case "check": [options(.check)]
     case "push-then-pull": [options(.push), options(.pull)]
     case "push-litecore-then-pull": [options(.push, naming: .litecore), options(.pull)]
     default: nil
@@ -302,7 +326,11 @@ struct GoldenTests {
       }
 
       // Push and pull are idempotent: converting the expected output again changes nothing.
-      if stages.count == 1, !reference.diagnostics.contains(where: { $0.contains(": error: ") }) {
+      // (Rows and `_bulk_docs` bodies are not input of the same kind.)
+      if stages.count == 1, stages[0].mode == .push || stages[0].mode == .pull,
+        stages[0].bulkDocs == nil,
+        !reference.diagnostics.contains(where: { $0.contains(": error: ") })
+      {
         let again = run(stages, on: expected.output, chunkSize: 7, capacities: .tiny)
         #expect(
           show(again.output) == show(expected.output),

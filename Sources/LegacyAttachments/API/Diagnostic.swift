@@ -16,6 +16,8 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     case dataKept = "data-kept"
     /// An `_attachments` entry's `data` is not a string.
     case invalidData = "invalid-data"
+    /// `--docs PATH` found no document in an input.
+    case noDocument = "no-document"
   }
 
   public var severity: Severity

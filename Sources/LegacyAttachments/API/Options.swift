@@ -29,6 +29,20 @@ public enum Framing: String, Sendable, CaseIterable {
   case list
 }
 
+/// `_bulk_docs` request bodies as the output (`--bulk-docs N`): the converted documents,
+/// whatever the input's framing, `{"docs":[d1,…]}` with `documentsPerBody` each, one per line.
+public struct BulkDocsOutput: Sendable, Equatable {
+  /// Documents per body, 1 to 1,000,000; the last body may be shorter.
+  public var documentsPerBody: Int
+  /// Whether bodies end with `"new_edits":false` (`--new-edits false`).
+  public var newEditsFalse: Bool
+
+  public init(documentsPerBody: Int, newEditsFalse: Bool = false) {
+    self.documentsPerBody = documentsPerBody
+    self.newEditsFalse = newEditsFalse
+  }
+}
+
 /// Everything that decides how a stream is converted.
 public struct ConversionOptions: Sendable, Equatable {
   public var mode: Mode
@@ -37,19 +51,28 @@ public struct ConversionOptions: Sendable, Equatable {
   /// `_rev`, or 1 when it has none.
   public var revpos: Int?
   public var framing: Framing
+  /// Where the documents are inside each input value (with `list` framing, inside each
+  /// element): `.` for the value itself, `.results[].doc` for a `_changes` response.
+  public var documents: DocumentPath
+  /// Write `_bulk_docs` request bodies instead of the envelopes (push and pull only).
+  public var bulkDocs: BulkDocsOutput?
   /// Report a bad document and go on with the next one, instead of stopping.
   public var keepGoing: Bool
-  /// Treat warnings (a blob without a digest) as errors that reject the document.
+  /// Treat warnings (a blob without a digest, an entry kept for its bytes) as errors that reject
+  /// the document.
   public var strict: Bool
 
   public init(
     mode: Mode, naming: Naming = .jsonpath, revpos: Int? = nil, framing: Framing = .lines,
-    keepGoing: Bool = false, strict: Bool = false
+    documents: DocumentPath = .root, bulkDocs: BulkDocsOutput? = nil, keepGoing: Bool = false,
+    strict: Bool = false
   ) {
     self.mode = mode
     self.naming = naming
     self.revpos = revpos
     self.framing = framing
+    self.documents = documents
+    self.bulkDocs = bulkDocs
     self.keepGoing = keepGoing
     self.strict = strict
   }

@@ -198,6 +198,7 @@ final class ConversionEngine {
         parseAvailable(final: true)
         if stop == nil { finishInput() }
       } while stop == nil && parsePosition < window.end
+      if stop == nil { context.pointee.handler.inputEnded() }
     }
     let outcome = self.outcome
     startNextInput()
@@ -233,7 +234,14 @@ final class ConversionEngine {
     // The last token is kept whole: locating a refused separator looks at its last byte.
     var keep = min(parsePosition, context.pointee.scanner.tokenInputStart)
     if let start = context.pointee.scanner.openDocumentStart { keep = min(keep, start) }
+    if let start = context.pointee.handler.framer.retainedFrom { keep = min(keep, start) }
     return keep
+  }
+
+  /// Where the value being read started: the open document, or the input value holding it when
+  /// the path iterates nothing (what a truncated record or a malformed value is skipped from).
+  private var openValueStart: StreamOffset? {
+    context.pointee.handler.framer.openValueStart ?? context.pointee.scanner.openDocumentStart
   }
 
   // MARK: Parsing
@@ -319,12 +327,14 @@ final class ConversionEngine {
     view = window.view
     let nextLineStartsObject = end < view.end ? view[end] == UInt8(ascii: "{") : atBatchEnd
     guard stop == nil, case .recovering = phase, parsePosition == end,
-      let start = context.pointee.scanner.openDocumentStart, nextLineStartsObject
+      let start = openValueStart, nextLineStartsObject
     else { return true }
     let lineEnd = view.lineEnd(beforeLineAt: end, notBefore: start)
+    let point = context.pointee.handler.abandonEnvelope()
     let report = malformedReport(at: lineEnd, message: Messages.truncatedRecord, start: start)
     replaceParser()
-    beginSkipping(from: start, report: report, recoverUntil: until)
+    beginSkipping(
+      from: start, startPosition: point?.startPosition, report: report, recoverUntil: until)
     finishSkipping(at: end, reachedEnd: false)
     return true
   }
@@ -395,28 +405,38 @@ final class ConversionEngine {
       text: open ? context.pointee.scanner.finishedText : nil, view: window.view)
   }
 
-  /// Reports malformed JSON found at `offset`, then stops, skips or resumes (SPEC.md, "Bad input").
-  private func malformed(at offset: StreamOffset, message: String) {
+  /// Reports malformed JSON found at `offset`, then stops, skips or resumes (SPEC.md, "Bad input"
+  /// and "Envelopes"). `truncation` is the message for an input that ends inside an envelope.
+  private func malformed(
+    at offset: StreamOffset, message: String, truncation: String? = nil,
+    countsDocument: Bool = true
+  ) {
     let view = window.view
+    let iterates = context.pointee.handler.framer.iterates
+    // An open envelope is closed first, at the last complete element or before the open unit.
+    let point = context.pointee.handler.abandonEnvelope()
     var start: StreamOffset
-    if let documentStart = context.pointee.scanner.openDocumentStart {
+    if let point, point.startPosition != nil {
+      start = point.start
+    } else if let documentStart = context.pointee.scanner.openDocumentStart {
       start = documentStart
     } else {
       // Between documents: the bad text starts after the separators.
-      start = context.pointee.scanner.previousEnd
+      start = point?.start ?? context.pointee.scanner.previousEnd
       while start < offset, JSONText.isWhitespace(view[start]) || view[start] == 0x2C {
         start += 1
       }
       start = min(start, offset)
     }
+    let startPosition = point?.start == start ? point?.startPosition : nil
     var problemMessage = message
     var problemOffset = offset
     if let end = endOfInput, offset >= end {
-      problemMessage = Messages.truncatedDocument
+      problemMessage = truncation ?? Messages.truncatedDocument
       problemOffset = end
     }
     var truncatedRecordEnd: StreamOffset? = nil
-    if options.framing == .lines,
+    if !iterates,
       let next = view.firstLine(startingWith: UInt8(ascii: "{"), from: start, to: offset)
     {
       // The document's line ended early and the next line starts another document: a
@@ -440,24 +460,30 @@ final class ConversionEngine {
       } else {
         end = view.end
       }
-      beginSkipping(from: start, report: report)
+      beginSkipping(
+        from: start, startPosition: startPosition, report: report, countsDocument: countsDocument)
       finishSkipping(at: end, reachedEnd: false)
       stop = .rejectedDocument
       return
     }
-    guard options.framing == .lines else {
-      beginSkipping(from: start, report: report, toEndOfInput: true)
+    guard !iterates else {
+      beginSkipping(
+        from: start, startPosition: startPosition, report: report, toEndOfInput: true,
+        countsDocument: countsDocument)
       _ = continueSkipping(final: atEndOfInput)
       return
     }
     if let next = truncatedRecordEnd {
       beginSkipping(
-        from: start, report: report, recoverUntil: max(recoverUntil ?? .zero, offset + 1))
+        from: start, startPosition: startPosition, report: report,
+        recoverUntil: max(recoverUntil ?? .zero, offset + 1))
       finishSkipping(at: next, reachedEnd: false)
       return
     }
     // Otherwise resume on the first line after the error's line that starts with `{`.
-    beginSkipping(from: start, report: report, recoverUntil: recoverUntil, scanFrom: offset)
+    beginSkipping(
+      from: start, startPosition: startPosition, report: report, recoverUntil: recoverUntil,
+      scanFrom: offset)
     _ = continueSkipping(final: atEndOfInput)
   }
 
@@ -478,13 +504,15 @@ final class ConversionEngine {
   /// Starts skipping rejected input from `start`: to the end of the input (`toEndOfInput`), or
   /// to the next line after `scanFrom` that starts with `{`; then recovering up to `recoverUntil`.
   private func beginSkipping(
-    from start: StreamOffset, report: MalformedReport, toEndOfInput: Bool = false,
-    recoverUntil: StreamOffset? = nil, scanFrom: StreamOffset? = nil, countsDocument: Bool = true
+    from start: StreamOffset, startPosition: TextPosition? = nil, report: MalformedReport,
+    toEndOfInput: Bool = false, recoverUntil: StreamOffset? = nil, scanFrom: StreamOffset? = nil,
+    countsDocument: Bool = true
   ) {
     context.pointee.scanner.resetDocument()
     phase = .skipping(
       SkippedInput(
-        startPosition: context.pointee.handler.lines.position(of: start, in: window.view),
+        startPosition: startPosition
+          ?? context.pointee.handler.lines.position(of: start, in: window.view),
         report: report, toEndOfInput: toEndOfInput, recoverUntil: recoverUntil, savedTo: start,
         scanFrom: scanFrom ?? start, countsDocument: countsDocument))
   }
@@ -578,6 +606,7 @@ final class ConversionEngine {
       callbacks: callbacks, context: UnsafeMutableRawPointer(context), validateUTF8: false)
     context.pointee.scanner.handle = parser.handle
     context.pointee.scanner.parserReplaced()
+    context.pointee.handler.framer.restart()
   }
 
   /// End of input with everything parsed: a document still open was cut short. (yajl's own
@@ -585,16 +614,17 @@ final class ConversionEngine {
   /// no partial token.)
   private func finishInput() {
     guard let endOfInput else { return }
-    if context.pointee.scanner.openDocumentStart != nil {
+    if openValueStart != nil {
       malformed(at: endOfInput, message: Messages.truncatedDocument)
       return
     }
     if reportedSpaceYajlTakes(before: endOfInput) { return }
-    if options.framing == .list && !context.pointee.scanner.frames.isEmpty {
-      let report = context.pointee.handler.reportInputError(
-        at: endOfInput, message: Messages.truncatedList, kind: .malformedJSON, view: window.view)
-      context.pointee.handler.report(report, suffix: "", countsDocument: false)
-      stop = options.continuesAfterBadDocument ? .brokenFraming : .rejectedDocument
+    if context.pointee.handler.framer.envelopeOpen {
+      let truncation =
+        options.framing == .list ? Messages.truncatedList : Messages.truncatedEnvelope
+      malformed(
+        at: endOfInput, message: truncation, truncation: truncation, countsDocument: false)
+      if stop == nil { stop = .brokenFraming }
     }
   }
 
@@ -627,6 +657,7 @@ final class ConversionEngine {
     stop = nil
     context.pointee.scanner.restart()
     context.pointee.handler.lines = LineCounter()
+    context.pointee.handler.framer.startInput()
   }
 
   // MARK: Batches (for several threads)
@@ -679,7 +710,8 @@ final class ConversionEngine {
 
   // MARK: Results
 
-  var pendingOutputCount: Int { context.pointee.handler.results.output.count }
+  /// Output bytes ready to be handed over.
+  var pendingOutputCount: Int { context.pointee.handler.results.deliverableCount }
 
   /// Whether a reject or a diagnostic is waiting.
   var hasPendingMarks: Bool { context.pointee.handler.results.hasMarks }

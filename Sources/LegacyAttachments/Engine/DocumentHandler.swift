@@ -10,7 +10,8 @@ struct MalformedReport {
 
 /// The per-document stage: takes each document the scanner finished, has the mode's writer find
 /// its problems and write it, and records what came of it in the results: output, the rejected
-/// text, diagnostics and counts. It also owns the line count, so that everything it reports is
+/// text, diagnostics and counts. Tokens outside the documents go to its ``Framer``, which lays
+/// the output out around them. It also owns the line count, so that everything it reports is
 /// located.
 struct DocumentHandler: ~Copyable {
   let options: ConversionOptions
@@ -20,7 +21,7 @@ struct DocumentHandler: ~Copyable {
   /// Whether rejected text is kept (for `--rejects`, or the library's result), or only counted
   /// and its extent reported as skipped.
   let keepsRejects: Bool
-  var framing: OutputFraming
+  var framer: Framer
   var results: Results
   var lines = LineCounter()
   /// The problems of the document being handled (kept for their memory).
@@ -30,7 +31,7 @@ struct DocumentHandler: ~Copyable {
     self.options = options
     writer = ModeWriter(options: options)
     self.keepsRejects = keepsRejects
-    framing = OutputFraming(options: options)
+    framer = Framer(options: options)
     results = Results(outputCapacity: outputCapacity)
   }
 
@@ -40,6 +41,17 @@ struct DocumentHandler: ~Copyable {
   /// Whether errors that reject input get the extent of what was skipped (without `--rejects`).
   var reportsSkippedInput: Bool { !keepsRejects && continuesAfterBadDocument }
 
+  /// A token outside the documents: the framer copies it, or says a document starts with it.
+  mutating func envelopeToken(_ token: EnvelopeToken, view: InputView) -> EnvelopeVerdict {
+    let verdict = framer.token(token, view: view, lines: &lines, results: &results)
+    if let rejected = framer.takeRejectedUnit() { finishRejected(rejected, view: view) }
+    if case .document = verdict, framer.pathIsDeep, framer.style == .rows {
+      framer.appendDocumentPath(to: &workspace.documentPath)
+      workspace.hasDocumentPath = true
+    }
+    return verdict
+  }
+
   /// A document has ended; `text` is its compact text and `view` holds its input. Returns false
   /// when the run must stop after it (a rejected document, without `--keep-going`).
   mutating func documentEnded(
@@ -47,21 +59,28 @@ struct DocumentHandler: ~Copyable {
   ) -> Bool {
     results.statistics.documents += 1
     results.statistics.blobs += document.blobs.count
+    lines.advance(to: document.start, in: view)
+    let line = lines.line
+    defer { if document.textIsInput { lines.skipNewlineFree(to: document.end) } }
+    // In a unit already rejected: it leaves with the unit, reported with it.
+    guard !framer.suppressed else {
+      framer.valueEnded(at: document.end, results: &results)
+      return true
+    }
     if !problems.isEmpty { problems.removeAll(keepingCapacity: true) }
     if !document.problems.isEmpty { problems.append(contentsOf: document.problems) }
     if document.isObject {
       writer.findProblems(in: document, text: text, into: &problems, workspace: &workspace)
     }
-    lines.advance(to: document.start, in: view)
-    let line = lines.line
     let error = problems.first { $0.severity == .error }
-    var stops = false
     if options.mode == .check {
       let rowsBefore = results.statistics.rows
+      let path: UnsafeBufferPointer<UInt8>? =
+        workspace.hasDocumentPath ? workspace.documentPath.bytes : nil
       for problem in problems {
         CheckWriter.appendFinding(
           id: document.identifier, text: text, line: line, problem: problem.kind.rawValue,
-          pointer: problem.pointer, detail: problem.message, to: &results.output,
+          pointer: problem.pointer, detail: problem.message, path: path, to: &results.output,
           statistics: &results.statistics)
       }
       if document.isObject {
@@ -75,8 +94,17 @@ struct DocumentHandler: ~Copyable {
       }
     } else if let error {
       // A rejected document is reported once, with its first error; its warnings do not matter.
-      results.statistics.errors += 1
       var diagnostic = makeDiagnostic(error, documentID: identifier(of: document, text), view)
+      if !framer.documentIsElement && continuesAfterBadDocument {
+        // It leaves with the array element that holds it, reported when that ends.
+        framer.rejectUnit(with: diagnostic, results: &results)
+        framer.valueEnded(at: document.end, results: &results)
+        return true
+      }
+      let stops = !continuesAfterBadDocument
+      // The envelope's output is closed before anything of the stop is recorded.
+      if stops { _ = framer.abandon(results: &results) }
+      results.statistics.errors += 1
       if reportsSkippedInput {
         diagnostic.message += Messages.skipped(
           from: lines.position(of: document.start, in: view),
@@ -86,20 +114,50 @@ struct DocumentHandler: ~Copyable {
       // reported. (A skipped stretch is reported after its text: its extent is known last.)
       results.report(diagnostic)
       reject(view.bytes(from: document.start, to: document.end), ends: true)
-      stops = !continuesAfterBadDocument
+      if stops { return false }
+      framer.valueEnded(at: document.end, written: false, results: &results)
+      return true
     } else {
       for problem in problems {
         results.report(makeDiagnostic(problem, documentID: identifier(of: document, text), view))
         results.statistics.warnings += 1
       }
-      framing.beginDocument(in: &results.output)
+      framer.beginDocumentOutput(results: &results)
       writer.write(
         document, text: text, line: line, to: &results.output, statistics: &results.statistics,
         workspace: &workspace)
-      framing.endDocument(in: &results.output)
+      framer.endDocumentOutput(results: &results)
     }
-    if document.textIsInput { lines.skipNewlineFree(to: document.end) }
-    return !stops
+    workspace.hasDocumentPath = false
+    framer.valueEnded(at: document.end, results: &results)
+    return true
+  }
+
+  /// A unit whose document was rejected has ended: its text goes to the rejects (or is counted
+  /// as skipped), and the document's error is reported with the unit's extent.
+  private mutating func finishRejected(_ rejected: RejectedUnit, view: InputView) {
+    var diagnostic = rejected.diagnostic
+    if reportsSkippedInput {
+      diagnostic.message += Messages.skipped(
+        from: rejected.unit.startPosition, to: lines.position(of: rejected.end - 1, in: view))
+    }
+    results.statistics.errors += 1
+    results.report(diagnostic)
+    reject(view.bytes(from: rejected.unit.inputStart, to: rejected.end), ends: true)
+  }
+
+  /// Closes an open envelope's output validly (the input cannot be converted on from here).
+  mutating func abandonEnvelope() -> AbandonPoint? { framer.abandon(results: &results) }
+
+  /// The current input has been read to its end: a path that found no document there says so.
+  mutating func inputEnded() {
+    guard framer.pathIsDeep, framer.documentsInInput == 0 else { return }
+    let strict = options.strict
+    results.report(
+      Diagnostic(
+        severity: strict ? .error : .warning, kind: .noDocument, line: 1, column: 1,
+        message: Messages.noDocumentAtPath(options.documents.description)))
+    if strict { results.statistics.errors += 1 } else { results.statistics.warnings += 1 }
   }
 
   /// Saves (or, without `--rejects`, counts as skipped) a piece of rejected text; `ends` closes
@@ -164,7 +222,8 @@ struct DocumentHandler: ~Copyable {
       CheckWriter.appendFinding(
         id: malformed.identifierToken == nil ? .none : Span(start: 0, end: text.count), text: text,
         line: malformed.line, problem: diagnostic.kind.rawValue, pointer: "",
-        detail: diagnostic.message, to: &results.output, statistics: &results.statistics)
+        detail: diagnostic.message, path: nil, to: &results.output,
+        statistics: &results.statistics)
     }
   }
 
@@ -180,8 +239,8 @@ struct DocumentHandler: ~Copyable {
       line: lines.line)
   }
 
-  /// The end of the run: closes the output array of list framing.
+  /// The end of the run: closes the merged list, or the last `_bulk_docs` body.
   mutating func finishOutput() {
-    framing.finish(in: &results.output)
+    framer.finish(results: &results)
   }
 }

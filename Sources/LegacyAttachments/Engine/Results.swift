@@ -1,5 +1,6 @@
 /// A place in ``Results``: how much output, rejected text and how many diagnostics come before
-/// it. Results are handed over in the order of their marks, which is input order.
+/// it, counted from the start of the run (so that handing some over changes no place kept).
+/// Results are handed over in the order of their marks, which is input order.
 struct ResultMark: Sendable, Equatable {
   var output: Int
   var rejects: Int
@@ -14,21 +15,42 @@ struct ResultMark: Sendable, Equatable {
 ///
 /// Handing them over in mark order (``deliver(output:rejects:diagnostic:)``) interleaves them
 /// exactly as the documents came, so a failed write stops everything after the document it
-/// failed on: no later output, reject or message.
+/// failed on: no later output, reject or message. Output that may still be taken back (an
+/// envelope's element being converted, a `_bulk_docs` body being filled) is held back
+/// (``undeliverableFrom``); ``checkpoint()`` and ``rollback(to:)`` take it back. Every position
+/// counts from the start of the run, like a stream offset, so that none goes stale when a
+/// prefix is handed over.
 struct Results: ~Copyable {
+  /// What is not handed over yet: the output from ``delivered``'s output on, and so on.
   var output: ByteBuffer
   var rejects: ByteBuffer
   var diagnostics: [Diagnostic] = []
   var marks: [ResultMark] = []
   var statistics = Statistics()
+  /// How much has been handed over.
+  private(set) var delivered = ResultMark(output: 0, rejects: 0, diagnostics: 0)
+  /// What may still be taken back, from this place on, is not handed over: output from its
+  /// output position, and the marks past it. Nil: everything may go.
+  var undeliverableFrom: ResultMark? = nil
+  /// Whether the rejected text so far ends a rejected document.
+  private var rejectsComplete = true
 
   init(outputCapacity: Int) {
     output = ByteBuffer(capacity: outputCapacity)
     rejects = ByteBuffer(capacity: 1024)
   }
 
+  /// The position of the next output byte.
+  var outputPosition: Int { delivered.output + output.count }
+
   /// Whether a reject or a diagnostic is waiting (so results should go out now, in order).
   var hasMarks: Bool { !marks.isEmpty }
+
+  /// Output bytes that may be handed over now.
+  var deliverableCount: Int {
+    guard let held = undeliverableFrom else { return output.count }
+    return min(held.output, outputPosition) - delivered.output
+  }
 
   /// Adds rejected text. A rejected document's text may come in several pieces (a long skip is
   /// saved as it is read); `ends` closes it with a newline.
@@ -44,34 +66,97 @@ struct Results: ~Copyable {
     mark()
   }
 
-  /// Whether the rejected text so far ends a rejected document.
-  private var rejectsComplete = true
-
   private mutating func mark() {
     marks.append(
       ResultMark(
-        output: output.count, rejects: rejects.count, diagnostics: diagnostics.count,
-        rejectsComplete: rejectsComplete))
+        output: outputPosition, rejects: delivered.rejects + rejects.count,
+        diagnostics: delivered.diagnostics + diagnostics.count, rejectsComplete: rejectsComplete))
   }
 
-  /// Hands everything over in input order and clears it: output, rejected text (with whether
-  /// it ends a rejected document) and diagnostics. A throwing handler stops the delivery where
-  /// it failed (the results are cleared all the same).
+  // MARK: Taking back
+
+  /// A place to come back to: everything produced after it is taken back by ``rollback(to:)``.
+  struct Checkpoint {
+    var position: ResultMark
+    var marks: Int
+    var statistics: Statistics
+  }
+
+  func checkpoint() -> Checkpoint {
+    Checkpoint(
+      position: ResultMark(
+        output: outputPosition, rejects: delivered.rejects + rejects.count,
+        diagnostics: delivered.diagnostics + diagnostics.count, rejectsComplete: rejectsComplete),
+      marks: marks.count, statistics: statistics)
+  }
+
+  /// Takes back everything produced since `checkpoint` (output, rejects, diagnostics, counts),
+  /// except the counts of what was read (documents, blobs, bytes). Nothing after it has been handed over: it
+  /// was held back.
+  mutating func rollback(to checkpoint: Checkpoint) {
+    let position = checkpoint.position
+    precondition(position.output >= delivered.output, "taking back output already handed over")
+    output.count = position.output - delivered.output
+    rejects.count = position.rejects - delivered.rejects
+    let keptDiagnostics = position.diagnostics - delivered.diagnostics
+    if diagnostics.count > keptDiagnostics {
+      diagnostics.removeLast(diagnostics.count - keptDiagnostics)
+    }
+    while let last = marks.last,
+      last.output > position.output || last.rejects > position.rejects
+        || last.diagnostics > position.diagnostics
+    {
+      marks.removeLast()
+    }
+    rejectsComplete = position.rejectsComplete
+    let documents = statistics.documents
+    let blobs = statistics.blobs
+    let bytesIn = statistics.bytesIn
+    statistics = checkpoint.statistics
+    statistics.documents = documents
+    statistics.blobs = blobs
+    statistics.bytesIn = bytesIn
+  }
+
+  // MARK: Handing over
+
+  /// Hands over what may be handed over, in input order, and keeps the rest: output, rejected
+  /// text (with whether it ends a rejected document) and diagnostics. A throwing handler stops
+  /// the delivery where it failed (what was due is dropped all the same).
   mutating func deliver<Failure: Error>(
     output writeOutput: (UnsafeRawBufferPointer) throws(Failure) -> Void,
     rejects writeRejects: (UnsafeRawBufferPointer, _ completesDocument: Bool) throws(Failure) ->
       Void,
     diagnostic report: (Diagnostic) -> Void
   ) throws(Failure) {
-    defer { clear() }
-    let outputBytes = UnsafeRawBufferPointer(output.bytes)
-    let rejectBytes = UnsafeRawBufferPointer(rejects.bytes)
+    let limit = delivered.output + deliverableCount
+    let held = undeliverableFrom
+    // Marks at or before the limit go, with everything before them; the rest waits.
+    let due = marks.prefix { mark in
+      guard mark.output <= limit else { return false }
+      guard let held else { return true }
+      return mark.rejects <= held.rejects && mark.diagnostics <= held.diagnostics
+    }
+    let through = ResultMark(
+      output: limit, rejects: due.last?.rejects ?? delivered.rejects,
+      diagnostics: due.last?.diagnostics ?? delivered.diagnostics)
+    let base = delivered
+    defer { handedOver(through: through, marks: due.count) }
     try Self.deliver(
-      output: outputBytes, rejects: rejectBytes, diagnostics: diagnostics, marks: marks,
-      writeOutput: writeOutput, writeRejects: writeRejects, report: report)
+      output: UnsafeRawBufferPointer(
+        rebasing: UnsafeRawBufferPointer(output.bytes)[..<(through.output - base.output)]),
+      rejects: UnsafeRawBufferPointer(
+        rebasing: UnsafeRawBufferPointer(rejects.bytes)[..<(through.rejects - base.rejects)]),
+      diagnostics: Array(diagnostics[..<(through.diagnostics - base.diagnostics)]),
+      marks: due.map {
+        ResultMark(
+          output: $0.output - base.output, rejects: $0.rejects - base.rejects,
+          diagnostics: $0.diagnostics - base.diagnostics, rejectsComplete: $0.rejectsComplete)
+      }, writeOutput: writeOutput, writeRejects: writeRejects, report: report)
   }
 
-  /// Delivers `output`, `rejects` and `diagnostics` interleaved at `marks`.
+  /// Delivers `output`, `rejects` and `diagnostics` interleaved at `marks` (positions within
+  /// these buffers).
   static func deliver<Failure: Error>(
     output: UnsafeRawBufferPointer, rejects: UnsafeRawBufferPointer, diagnostics: [Diagnostic],
     marks: [ResultMark],
@@ -98,27 +183,38 @@ struct Results: ~Copyable {
     }
   }
 
-  /// Copies everything into `batch` (marks moved to its coordinates) and clears it.
+  /// Copies everything into `batch` (marks moved to its coordinates) and hands it over. (A
+  /// batch ends between whole documents: nothing is held back at its end.)
   mutating func move(into batch: inout BatchResult) {
+    let base = delivered
     for mark in marks {
       batch.marks.append(
         ResultMark(
-          output: batch.output.count + mark.output, rejects: batch.rejects.count + mark.rejects,
-          diagnostics: batch.diagnostics.count + mark.diagnostics,
+          output: batch.output.count + mark.output - base.output,
+          rejects: batch.rejects.count + mark.rejects - base.rejects,
+          diagnostics: batch.diagnostics.count + mark.diagnostics - base.diagnostics,
           rejectsComplete: mark.rejectsComplete))
     }
     batch.output.append(contentsOf: output.bytes)
     batch.rejects.append(contentsOf: rejects.bytes)
     batch.diagnostics.append(contentsOf: diagnostics)
-    clear()
+    handedOver(
+      through: ResultMark(
+        output: outputPosition, rejects: base.rejects + rejects.count,
+        diagnostics: base.diagnostics + diagnostics.count),
+      marks: marks.count)
   }
 
-  private mutating func clear() {
-    output.count = 0
-    output.shrink(ifAbove: 1 << 22)
-    rejects.count = 0
-    rejects.shrink(ifAbove: 1 << 22)
-    if !diagnostics.isEmpty { diagnostics.removeAll() }
-    if !marks.isEmpty { marks.removeAll(keepingCapacity: true) }
+  /// Forgets what was handed over, up to `through`, and the first `marks` marks.
+  private mutating func handedOver(through: ResultMark, marks count: Int) {
+    output.removeFirst(through.output - delivered.output)
+    rejects.removeFirst(through.rejects - delivered.rejects)
+    diagnostics.removeFirst(through.diagnostics - delivered.diagnostics)
+    marks.removeFirst(count)
+    delivered.output = through.output
+    delivered.rejects = through.rejects
+    delivered.diagnostics = through.diagnostics
+    if output.count == 0 { output.shrink(ifAbove: 1 << 22) }
+    if rejects.count == 0 { rejects.shrink(ifAbove: 1 << 22) }
   }
 }

@@ -106,4 +106,11 @@ struct LineCounter {
     anchorPosition = position(of: offset, in: view)
     anchor = offset
   }
+
+  /// Counts up to `offset`, makes it the anchor and returns its position: for a place that the
+  /// counter will pass (a unit's start, before the documents in it) but that is located later.
+  mutating func place(_ offset: StreamOffset, in view: InputView) -> TextPosition {
+    forget(before: offset, in: view)
+    return position(of: offset, in: view)
+  }
 }

@@ -38,7 +38,11 @@ enum Messages {
       + " not a base64 string"
   }
 
-  // MARK: List framing
+  // MARK: Framing
+
+  static func noDocumentAtPath(_ path: String) -> String {
+    "no document at \(path)"
+  }
 
   static func listNotArray(_ kind: ValueKind) -> String {
     var message =
@@ -54,6 +58,8 @@ enum Messages {
 
   static let truncatedDocument = "malformed JSON: truncated document (the input ends inside it)"
   static let truncatedList = "malformed JSON: truncated list (the input ends inside the array)"
+  static let truncatedEnvelope =
+    "malformed JSON: truncated envelope (the input ends inside it)"
   static let truncatedRecord =
     "malformed JSON: the document is cut short at the end of its line (a truncated record?);"
     + " the next line starts a new document"

@@ -45,8 +45,8 @@ struct CheckWriter: DocumentWriter {
       else { continue }
       appendTooLarge(
         document, text: text, line: line, length: blob.members.length,
-        pointer: String(decoding: document.name(blob.pointer), as: UTF8.self), to: &output,
-        statistics: &statistics)
+        pointer: String(decoding: document.name(blob.pointer), as: UTF8.self),
+        path: workspace.path, to: &output, statistics: &statistics)
     }
     // Entries an earlier push made mirror blobs already checked above; push replaces them.
     for entry in document.entries.elements where entry.isObject {
@@ -58,8 +58,8 @@ struct CheckWriter: DocumentWriter {
       appendEntryPointer(entry.key, text: text, to: &workspace.measured)
       appendTooLarge(
         document, text: text, line: line, length: entry.members.length,
-        pointer: String(decoding: workspace.measured.bytes, as: UTF8.self), to: &output,
-        statistics: &statistics)
+        pointer: String(decoding: workspace.measured.bytes, as: UTF8.self),
+        path: workspace.path, to: &output, statistics: &statistics)
     }
     let attachments = document.attachments
     guard attachments.count == 0 || attachments.isSingleObject else { return }
@@ -74,19 +74,20 @@ struct CheckWriter: DocumentWriter {
       Self.appendFinding(
         id: document.identifier, text: text, line: line, problem: "metadata-too-large",
         pointer: "/_attachments", detail: Messages.metadataTooLarge(bytes: size),
-        to: &output, statistics: &statistics)
+        path: workspace.path, to: &output, statistics: &statistics)
     }
   }
 
   private func appendTooLarge(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
-    length: Span, pointer: String, to output: inout ByteBuffer, statistics: inout Statistics
+    length: Span, pointer: String, path: UnsafeBufferPointer<UInt8>?,
+    to output: inout ByteBuffer, statistics: inout Statistics
   ) {
     let literal = String(decoding: text[length.start..<length.end], as: UTF8.self)
     Self.appendFinding(
       id: document.identifier, text: text, line: line, problem: "attachment-too-large",
-      pointer: pointer, detail: Messages.attachmentTooLarge(length: literal), to: &output,
-      statistics: &statistics)
+      pointer: pointer, detail: Messages.attachmentTooLarge(length: literal), path: path,
+      to: &output, statistics: &statistics)
   }
 
   /// The value of a number token, or nil when `span` is absent or not a number.
@@ -98,10 +99,11 @@ struct CheckWriter: DocumentWriter {
   }
 
   /// Appends one finding row: `id` (the `_id` token `id` of `text`, or null), `line`,
-  /// `problem`, `pointer`, `detail`.
+  /// `problem`, `pointer`, `detail`, and `path` for a document in an envelope.
   static func appendFinding(
     id: Span, text: UnsafeBufferPointer<UInt8>, line: Int, problem: String, pointer: String,
-    detail: String, to output: inout ByteBuffer, statistics: inout Statistics
+    detail: String, path: UnsafeBufferPointer<UInt8>?, to output: inout ByteBuffer,
+    statistics: inout Statistics
   ) {
     var row = RowWriter()
     row.raw("id", id, from: text, into: &output)
@@ -109,6 +111,7 @@ struct CheckWriter: DocumentWriter {
     row.string("problem", problem, into: &output)
     row.string("pointer", pointer, into: &output)
     row.string("detail", detail, into: &output)
+    if let path { row.string("path", path, into: &output) }
     row.end(into: &output)
     statistics.rows += 1
   }

@@ -27,6 +27,13 @@ struct WriterWorkspace: ~Copyable {
   var removed = RawStack<Span>(capacity: 16)
   /// Text built to be measured, not written (`--check`).
   var measured = ByteBuffer(capacity: 1024)
+  /// Where the document is in its envelope (`.results[3].doc`), for rows, when the path is not
+  /// `.` (``hasDocumentPath``).
+  var documentPath = ByteBuffer(capacity: 64)
+  var hasDocumentPath = false
+
+  /// ``documentPath`` when the document has one.
+  var path: UnsafeBufferPointer<UInt8>? { hasDocumentPath ? documentPath.bytes : nil }
 }
 
 /// The writer of a run's mode, chosen once: a switch, so every call is direct.

@@ -44,6 +44,7 @@ struct ListWriter: DocumentWriter {
       row.raw("digest", members.digest, from: text, into: &output)
       row.raw("length", members.length, from: text, into: &output)
       row.raw("content_type", members.contentType, from: text, into: &output)
+      if let path = workspace.path { row.string("path", path, into: &output) }
       row.end(into: &output)
       statistics.rows += 1
     }

@@ -39,7 +39,7 @@ extension DocumentScanner {
     let start = document.names.count
     var isPlain = true
     let base = documentText
-    for depth in documentDepth..<frames.count {
+    for depth in 0..<frames.count {
       // Through the pointer: a copy of the whole frame per step costs more than the step.
       let frame = frames.base + depth
       if frame.pointee.isArray {

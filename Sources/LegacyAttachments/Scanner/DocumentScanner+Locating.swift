@@ -57,7 +57,7 @@ extension DocumentScanner {
   /// The out-of-line part of ``locateToken(end:)``.
   @inline(never)
   mutating func locateSlowly(end: StreamOffset) -> Bool {
-    if frames.count <= documentDepth { return locateOutsideDocument(end: end) }
+    if frames.count == 0 { return locateOutsideDocument(end: end) }
     var position = previousEnd
     guard skipWhitespace(&position) else { return false }
     var separator: UInt8 = 0
@@ -100,26 +100,25 @@ extension DocumentScanner {
     }
   }
 
-  /// Locates a token at document level: the first token of a document, or (list framing) the
-  /// list's own brackets.
+  /// Locates a token outside the documents, for the framer (``envelopeToken``): its separator
+  /// and where it is. If the framer says a document starts with it, ``apply(_:)`` begins one.
   @inline(never)
   mutating func locateOutsideDocument(end: StreamOffset) -> Bool {
     var position = previousEnd
     guard skipWhitespace(&position) else { return false }
-    if documentDepth == 1 && frames.count == 1 && view[position] == comma {
+    var separator: UInt8 = 0
+    if view[position] == comma || view[position] == colon {
+      separator = view[position]
       position += 1
       guard skipWhitespace(&position) else { return false }
     }
     previousEnd = end
     tokenInputStart = position
-    if frames.count == documentDepth && view[position] != UInt8(ascii: "]") {
-      beginDocument(at: position)
-      tokenStart = 0
-      tokenEnd = end - position
-    } else {
-      tokenStart = 0
-      tokenEnd = 0
-    }
+    tokenStart = 0
+    tokenEnd = 0
+    envelopeToken.separator = separator
+    envelopeToken.start = position
+    envelopeToken.end = end
     return true
   }
 }

@@ -15,27 +15,16 @@ extension DocumentScanner {
       text == nil ? locateToken() : locateToken(text: text, count: count, quoted: kind == .string)
     guard let token = located else { return .stop }
     let depth = frames.count
-    if depth > documentDepth {
-      let parent = frames.base + (depth &- 1)
-      if parent.pointee.isArray {
-        parent.pointee.count &+= 1
-      } else if parent.pointee.pendingKey != .other {
-        memberValue(
-          parent, kind: kind, value: token, string: kind == .string ? text : nil,
-          count: count, child: nil)
-      }
-      return .next
+    guard depth > 0 else { return outside(.scalar(kind)) }
+    let parent = frames.base + (depth &- 1)
+    if parent.pointee.isArray {
+      parent.pointee.count &+= 1
+    } else if parent.pointee.pendingKey != .other {
+      memberValue(
+        parent, kind: kind, value: token, string: kind == .string ? text : nil,
+        count: count, child: nil)
     }
-    return scalarDocument(kind)
-  }
-
-  /// A scalar where a document (or, with list framing, the list) belongs.
-  @inline(never)
-  mutating func scalarDocument(_ kind: ValueKind) -> TokenOutcome {
-    if frames.count < documentDepth { return listFramingBroken(found: kind) }
-    document.rootKind = kind
-    document.problems.append(notAnObjectProblem(kind))
-    return endDocument()
+    return .next
   }
 
   /// `{` or `[`.
@@ -43,7 +32,7 @@ extension DocumentScanner {
   mutating func open(isArray: Bool) -> TokenOutcome {
     guard let token = locateToken() else { return .stop }
     let depth = frames.count
-    guard depth > documentDepth else { return openDocument(isArray: isArray) }
+    guard depth > 0 else { return outside(.open(isArray: isArray)) }
     let parent = frames.base + (depth &- 1)
     if parent.pointee.isArray { parent.pointee.count &+= 1 }
     pushFrame(
@@ -59,31 +48,11 @@ extension DocumentScanner {
         exclusionsStart: exclusions.count, blobsStart: document.blobs.count))
   }
 
-  /// `{` or `[` where a document (or, with list framing, the list) belongs.
-  @inline(never)
-  mutating func openDocument(isArray: Bool) -> TokenOutcome {
-    if frames.count == documentDepth {
-      if isArray {
-        document.rootKind = .array
-        document.problems.append(notAnObjectProblem(.array))
-        pushFrame(role: .inert, isArray: true, start: tokenStart)
-      } else {
-        document.rootKind = .object
-        pushFrame(role: .document, isArray: false, start: tokenStart)
-      }
-      fastPath = !copying
-      return .next
-    }
-    // List framing, outside the list.
-    guard isArray, !listClosed else { return listFramingBroken(found: isArray ? .array : .object) }
-    pushFrame(role: .list, isArray: true, start: tokenStart)
-    return .next
-  }
-
   /// `}` or `]`.
   @inline(__always)
   mutating func close() -> TokenOutcome {
     guard let token = locateToken() else { return .stop }
+    guard frames.count > 0 else { return outside(.close) }
     frames.truncate(to: frames.count &- 1)
     let depth = frames.count
     // The popped frame's memory stays valid until the next push.
@@ -95,7 +64,7 @@ extension DocumentScanner {
         exclusions.truncate(to: frame.pointee.exclusionsStart)
       }
     }
-    if depth > documentDepth {
+    if depth > 0 {
       let parent = frames.base + (depth &- 1)
       if !parent.pointee.isArray && parent.pointee.pendingKey != .other {
         memberValue(
@@ -105,15 +74,6 @@ extension DocumentScanner {
       }
       return .next
     }
-    return closeDocument()
-  }
-
-  @inline(never)
-  mutating func closeDocument() -> TokenOutcome {
-    if frames.count < documentDepth {
-      listClosed = true
-      return .next
-    }
     return endDocument()
   }
 
@@ -121,6 +81,10 @@ extension DocumentScanner {
   @inline(__always)
   mutating func key(_ key: UnsafePointer<UInt8>, count: Int) -> TokenOutcome {
     guard let token = locateToken(text: key, count: count, quoted: true) else { return .stop }
+    guard frames.count > 0 else {
+      envelopeToken.key = UnsafeBufferPointer(start: key, count: count)
+      return outside(.key)
+    }
     let frame = frames.base + (frames.count &- 1)
     frame.pointee.count &+= 1
     frame.pointee.key = token
@@ -132,6 +96,51 @@ extension DocumentScanner {
     }
     frame.pointee.pendingKey = pending
     return .next
+  }
+
+  // MARK: Outside the documents
+
+  /// A token outside the documents: the framer decides what it is.
+  @inline(never)
+  mutating func outside(_ kind: EnvelopeToken.Kind) -> TokenOutcome {
+    envelopeToken.kind = kind
+    return .envelope
+  }
+
+  /// Takes the framer's verdict on ``envelopeToken``: a document starts with it, or it was
+  /// the envelope's, or the framing is broken.
+  @inline(never)
+  mutating func apply(_ verdict: EnvelopeVerdict) -> TokenOutcome {
+    switch verdict {
+    case .envelope:
+      return .next
+    case .framingBroken(let message):
+      interruption = .framing(offset: tokenInputStart, message: message)
+      return .stop
+    case .document:
+      beginDocument(at: tokenInputStart)
+      tokenStart = 0
+      tokenEnd = envelopeToken.end - tokenInputStart
+      switch envelopeToken.kind {
+      case .open(let isArray):
+        if isArray {
+          document.rootKind = .array
+          document.problems.append(notAnObjectProblem(.array))
+          pushFrame(role: .inert, isArray: true, start: 0)
+        } else {
+          document.rootKind = .object
+          pushFrame(role: .document, isArray: false, start: 0)
+        }
+        fastPath = !copying
+        return .next
+      case .scalar(let kind):
+        document.rootKind = kind
+        document.problems.append(notAnObjectProblem(kind))
+        return endDocument()
+      case .close, .key:
+        preconditionFailure("a document cannot start with a closing bracket or a key")
+      }
+    }
   }
 
   /// The document has ended with the current token.
@@ -156,7 +165,7 @@ extension DocumentScanner {
       return isArray ? .array : .candidate
     case .attachments:
       return isArray ? .inert : .entry
-    case .entry, .inert, .list:
+    case .entry, .inert:
       return .inert
     }
   }
@@ -216,14 +225,6 @@ extension DocumentScanner {
   func notAnObjectProblem(_ kind: ValueKind) -> Problem {
     Problem(
       kind: .notAnObject, severity: .error, offset: document.start,
-      message: Messages.notAnObject(kind, suggestListFormat: documentDepth == 0), pointer: "")
-  }
-
-  /// With `--format list`, the input must be exactly one array.
-  mutating func listFramingBroken(found kind: ValueKind) -> TokenOutcome {
-    interruption = .framing(
-      offset: tokenInputStart,
-      message: listClosed ? Messages.listMoreFollows : Messages.listNotArray(kind))
-    return .stop
+      message: Messages.notAnObject(kind, suggestListFormat: suggestsListFormat), pointer: "")
   }
 }

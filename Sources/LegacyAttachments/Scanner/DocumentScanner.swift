@@ -8,13 +8,16 @@ enum TokenOutcome: BitwiseCopyable {
   case documentEnded
   /// Stop the parse; ``DocumentScanner/interruption`` says why.
   case stop
+  /// The token is outside the documents: ``DocumentScanner/envelopeToken`` is it, located, for
+  /// the framer; ``DocumentScanner/apply(_:)`` takes its verdict.
+  case envelope
 }
 
 /// Why the scanner stopped a parse by itself.
 enum ScanInterruption {
   /// yajl accepted something JSON does not (a form feed or vertical tab as whitespace).
   case lexical(offset: StreamOffset, message: String)
-  /// With list framing the input is not one array (an object, a scalar, more after the array).
+  /// The input is not framed as it must be (with list framing: not one array).
   case framing(offset: StreamOffset, message: String)
 }
 
@@ -41,12 +44,13 @@ struct NameRequest: BitwiseCopyable {
 ///
 /// It owns the parse position, the open containers and the document's compact text. It reads the
 /// input only through the ``InputView`` of the piece being parsed (``view``), by stream offset;
-/// it knows nothing of lines, modes or output. yajl's callbacks (``ScanCallbacks``) call it through
+/// it knows nothing of lines, modes, envelopes or output: tokens outside the documents go to the
+/// framer (``TokenOutcome/envelope``), which says where documents start. yajl's callbacks (``ScanCallbacks``) call it through
 /// a context pointer, so it lives at a fixed address and allocates nothing per token once its
 /// buffers have grown to fit.
 struct DocumentScanner: ~Copyable {
-  /// Container depth at which documents start: 0 for `lines`, 1 inside the `list` array.
-  let documentDepth: Int
+  /// Whether a top-level array gets the hint to use `--format list` (`lines`, path `.`).
+  let suggestsListFormat: Bool
   let nameRequest: NameRequest
   /// What each key means where it is.
   let memberRules: MemberRules
@@ -72,6 +76,7 @@ struct DocumentScanner: ~Copyable {
 
   // MARK: The document being scanned
 
+  /// The document's open containers (none between documents).
   var frames = RawStack<Frame>(capacity: 64)
   /// Members of the open candidate objects left out of a blob's entry (`@type`, ...).
   var exclusions = RawStack<Span>(capacity: 16)
@@ -90,16 +95,16 @@ struct DocumentScanner: ~Copyable {
   var document = ScannedDocument()
   var scratch = ByteBuffer(capacity: 256)
 
-  // MARK: List framing
-
-  /// The list's closing `]` has been seen.
-  var listClosed = false
+  /// The last token outside the documents, for the framer.
+  var envelopeToken = EnvelopeToken(
+    kind: .close, separator: 0, start: .zero, end: .zero,
+    key: UnsafeBufferPointer(start: nil, count: 0))
 
   /// Why the last parse was stopped by the scanner, if it was.
   var interruption: ScanInterruption? = nil
 
   init(options: ConversionOptions, view: InputView, textCapacity: Int) {
-    documentDepth = options.framing == .list ? 1 : 0
+    suggestsListFormat = options.framing == .lines && options.documents.steps.isEmpty
     nameRequest = NameRequest(options: options)
     memberRules = MemberRules(options: options)
     self.view = view
@@ -132,8 +137,7 @@ struct DocumentScanner: ~Copyable {
 
   /// Forgets the current document (after it ended or was abandoned), keeping buffers' memory.
   mutating func resetDocument() {
-    // With list framing the list's own frame stays open.
-    frames.truncate(to: min(frames.count, documentDepth))
+    frames.removeAll()
     inDocument = false
     fastPath = false
     copying = false
@@ -150,7 +154,6 @@ struct DocumentScanner: ~Copyable {
     chunkStart = offset
     chunkEnd = offset
     tokenInputStart = offset
-    listClosed = false
     interruption = nil
   }
 

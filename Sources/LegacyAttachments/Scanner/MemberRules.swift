@@ -8,7 +8,7 @@ struct MemberRules: ~Copyable {
   private let table: UnsafeMutablePointer<MemberKey>
 
   init(options: ConversionOptions) {
-    let roles = Int(Role.list.rawValue) + 1
+    let roles = Int(Role.entry.rawValue) + 1
     table = .allocate(capacity: roles * Self.words)
     let needsPointers = options.mode == .list || options.mode == .check
     let litecore = options.naming == .litecore

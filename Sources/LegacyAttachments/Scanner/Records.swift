@@ -40,8 +40,6 @@ enum Role: UInt8, BitwiseCopyable {
   case attachments
   /// An object-valued member of `_attachments`.
   case entry
-  /// The outer array of `--format list` input.
-  case list
 }
 
 /// The members whose values the rules look at. Any other key is `.other`.

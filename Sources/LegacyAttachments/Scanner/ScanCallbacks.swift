@@ -1,7 +1,7 @@
 import CYajl
 
 /// Everything yajl's callbacks reach, at one fixed address: the scanner that follows the tokens,
-/// and the handler that takes each finished document.
+/// and the handler that takes each finished document and each token of an envelope.
 struct ScanContext: ~Copyable {
   var scanner: DocumentScanner
   var handler: DocumentHandler
@@ -14,7 +14,15 @@ struct ScanContext: ~Copyable {
     case .next: return 1
     case .stop: return 0
     case .documentEnded: return documentEnded() ? 1 : 0
+    case .envelope: return envelope()
     }
+  }
+
+  /// A token outside the documents goes to the handler's framer; the scanner takes its verdict.
+  @inline(never)
+  private mutating func envelope() -> Int32 {
+    let verdict = handler.envelopeToken(scanner.envelopeToken, view: scanner.view)
+    return proceed(scanner.apply(verdict))
   }
 
   @inline(never)

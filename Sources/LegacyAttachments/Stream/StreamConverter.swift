@@ -73,8 +73,13 @@ public final class StreamConverter {
     return total
   }
 
-  /// Whether this run converts on several threads.
-  private var runsInParallel: Bool { jobs > 1 && options.framing == .lines && !unbuffered }
+  /// Whether this run converts on several threads: documents one after another (`lines`, the
+  /// path `.`), each written on its own. An envelope, the list framing and `_bulk_docs` bodies
+  /// (which gather documents across batches) are converted on one thread.
+  private var runsInParallel: Bool {
+    jobs > 1 && options.framing == .lines && options.documents.steps.isEmpty
+      && options.bulkDocs == nil && !unbuffered
+  }
 
   /// Converts everything readable from `descriptor`, named `name` in messages.
   public func convert(descriptor: Int32, name: String) throws(IOError) -> InputOutcome {

@@ -54,6 +54,41 @@ enum JSONText {
     output.append(base + runStart, count: end - runStart)
   }
 
+  /// The decoded value of `token` when it is one valid JSON string (quotes, escapes, no raw
+  /// control character, strict UTF-8), else nil. For cold paths (parsing options).
+  static func validStringValue(_ token: [UInt8]) -> [UInt8]? {
+    guard token.count >= 2, token.first == UInt8(ascii: "\""), token.last == UInt8(ascii: "\""),
+      token.withUnsafeBufferPointer({
+        UTF8Validator.firstInvalid($0.baseAddress!, count: $0.count) == nil
+      })
+    else { return nil }
+    var index = 1
+    while index < token.count - 1 {
+      let byte = token[index]
+      if byte < 0x20 || byte == UInt8(ascii: "\"") { return nil }
+      guard byte == UInt8(ascii: "\\") else {
+        index += 1
+        continue
+      }
+      guard index + 1 < token.count - 1 else { return nil }
+      switch token[index + 1] {
+      case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+        UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+        index += 2
+      case UInt8(ascii: "u"):
+        guard index + 6 <= token.count - 1,
+          token[(index + 2)..<(index + 6)].allSatisfy({
+            ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66)
+          })
+        else { return nil }
+        index += 6
+      default:
+        return nil
+      }
+    }
+    return token.withUnsafeBufferPointer { decodeString($0) }
+  }
+
   /// Decodes a JSON string token into a new array (for tests and cold paths).
   static func decodeString(_ token: UnsafeBufferPointer<UInt8>) -> [UInt8] {
     var scratch = ByteBuffer(capacity: token.count)

@@ -1,0 +1,61 @@
+/// A token outside the documents, as the scanner located it, for the framer.
+struct EnvelopeToken {
+  enum Kind: Equatable {
+    case open(isArray: Bool)
+    case close
+    case scalar(ValueKind)
+    case key
+  }
+
+  var kind: Kind
+  /// The separator before it in the input: `,`, `:`, or 0.
+  var separator: UInt8
+  /// The token itself in the input.
+  var start: StreamOffset
+  var end: StreamOffset
+  /// A key's decoded text (yajl's), valid during the callback.
+  var key: UnsafeBufferPointer<UInt8>
+
+  /// Whether the token starts a value (not a key, not a closing bracket).
+  var startsValue: Bool {
+    switch kind {
+    case .open, .scalar: true
+    case .close, .key: false
+    }
+  }
+}
+
+/// What the framer makes of a token outside the documents.
+enum EnvelopeVerdict {
+  /// Part of the envelope: handled (copied, or left out).
+  case envelope
+  /// A document starts with this token: the scanner takes it from here.
+  case document
+  /// With list framing the input is not one array: the framing is broken.
+  case framingBroken(message: String)
+}
+
+/// How the output is laid out.
+enum OutputStyle: Equatable {
+  /// `--list`, `--check`: the writers' rows; nothing of the input's structure.
+  case rows
+  /// One compact value per input value, one per line: the documents (`lines`) or the envelopes.
+  case values
+  /// One array merged from every input's array (`list` framing), one element per line.
+  case mergedList
+  /// `_bulk_docs` request bodies: the documents only, `perBody` to a line.
+  case bulkDocs(perBody: Int, newEditsFalse: Bool)
+
+  init(options: ConversionOptions) {
+    if options.mode == .list || options.mode == .check {
+      self = .rows
+    } else if let bulk = options.bulkDocs {
+      self = .bulkDocs(perBody: bulk.documentsPerBody, newEditsFalse: bulk.newEditsFalse)
+    } else {
+      self = options.framing == .list ? .mergedList : .values
+    }
+  }
+
+  /// Whether the envelope (everything outside the documents) is written.
+  var writesEnvelope: Bool { self == .values || self == .mergedList }
+}

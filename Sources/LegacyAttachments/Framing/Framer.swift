@@ -1,0 +1,491 @@
+/// One open container of the envelope: the input's structure around the documents.
+struct EnvelopeFrame: BitwiseCopyable {
+  var isArray: Bool
+  /// The path step that this container's on-path children are at; -1 when the container is off
+  /// the path (everything under it is copied through).
+  var childStep: Int
+  /// Objects on the path: whether the member being read (its key seen) matches the path.
+  var memberOnPath = false
+  /// Arrays on the path: the path iterates them (`[]`).
+  var iterated = false
+  /// The `list` framing's own array: its brackets and commas become the merged list's.
+  var isList = false
+  /// Elements read so far (arrays), for the path of a document.
+  var count = 0
+  /// Elements written so far (iterated arrays), for their commas.
+  var written = 0
+}
+
+/// The framer's own state at a place it may come back to, with the results' there.
+struct FramerMark {
+  var results: Results.Checkpoint
+  var bodyDocuments: Int
+  var bodyStart: Int?
+  var listElements: Int
+}
+
+/// An element of an iterated array that holds a document without being one, or (for a path
+/// without `[]`) a whole input value: if a document in it is rejected, the whole unit leaves.
+struct Unit {
+  var mark: FramerMark
+  var inputStart: StreamOffset
+  var startPosition: TextPosition
+  /// How many envelope frames were open when the unit began (the unit is their child).
+  var depth: Int
+  /// The error of the document that rejects it, once one does (reported at the unit's end).
+  var rejection: Diagnostic? = nil
+}
+
+/// A rejected unit that has just ended: its text goes to the rejects, its error is reported.
+struct RejectedUnit {
+  var unit: Unit
+  var diagnostic: Diagnostic
+  /// Just past the unit's last byte.
+  var end: StreamOffset
+}
+
+/// Where to go on after the envelope was abandoned (malformed input, or a stop): the output is
+/// closed validly, and the input from `start` on is not converted.
+struct AbandonPoint {
+  /// The first byte not converted (before separators and whitespace are skipped).
+  var start: StreamOffset
+  /// Its position, when known (a unit's start, which the line counter may have passed).
+  var startPosition: TextPosition?
+  /// Whether a value was open there (a unit or a document), so the error counts as a document.
+  var valueWasOpen: Bool
+}
+
+/// The framing stage: follows the document path (`--docs`) through each input value, copies the
+/// envelope through compactly, says where documents start, and lays the output out
+/// (``OutputStyle``): lines, one merged list, or `_bulk_docs` bodies.
+///
+/// A document rejected inside an envelope leaves with its *unit*, the innermost array element
+/// that holds it: the framer takes back what was written of the unit (``Results/rollback(to:)``),
+/// writes nothing more of it, and at its end hands it over as a ``RejectedUnit``. Output that may
+/// still be taken back is held back from delivery (``Results/undeliverableFrom``).
+struct Framer: ~Copyable {
+  /// The path's steps: a member name (decoded UTF-8) or nil for `[]`.
+  private let steps: [[UInt8]?]
+  /// Each step as a path writes it (`.name`, `."a b"`, or empty for `[]`).
+  private let stepTexts: [String]
+  let style: OutputStyle
+  private let listFraming: Bool
+  /// Whether some array is iterated: malformed input ends its input (no resuming at a line).
+  let iterates: Bool
+  /// Whether units are kept (the output is documents or envelopes, not rows).
+  private let takesBack: Bool
+
+  private var frames = RawStack<EnvelopeFrame>(capacity: 16)
+  private var units: [Unit] = []
+  /// With `[]` in the path, outside every unit: the last place where the envelope could be
+  /// closed validly (after a complete value, or an opening bracket), how many frames were
+  /// open there, and where the input goes on after it.
+  private var boundary: (mark: FramerMark, depth: Int, input: StreamOffset)? = nil
+  /// The separator the next document's output starts with (`:`, `,`, a list's line break).
+  private var pendingSeparator: StaticString? = nil
+  /// Whether something was written for the current input value (a line to end).
+  private var wroteValue = false
+  /// Documents found in the current input.
+  private(set) var documentsInInput = 0
+  /// List framing: the input's array has closed.
+  private var listClosed = false
+  /// List framing: elements written, over all inputs (the merged list's commas).
+  private var listElements = 0
+  /// `_bulk_docs`: documents in the body being filled, and where it starts in the output.
+  private var bodyDocuments = 0
+  private var bodyStart: Int? = nil
+  /// Whether the document that just started is an element of an iterated array itself (so a
+  /// rejection takes only it), rather than inside a unit.
+  private(set) var documentIsElement = true
+  /// A rejected unit that has just ended, for the handler to save and report.
+  private var rejectedUnitEnded: RejectedUnit? = nil
+
+  init(options: ConversionOptions) {
+    steps = options.documents.steps.map {
+      if case .member(let name) = $0 { Array(name.utf8) } else { nil }
+    }
+    stepTexts = options.documents.steps.map {
+      if case .member(let name) = $0 { "." + DocumentPath.written(name) } else { "" }
+    }
+    style = OutputStyle(options: options)
+    listFraming = options.framing == .list
+    iterates = options.documents.iterates || listFraming
+    takesBack = style != .rows
+  }
+
+  /// Whether each input value is itself a document (`lines` with the path `.`): no envelope.
+  var valuesAreDocuments: Bool { steps.isEmpty && !listFraming }
+
+  /// Whether the path is not `.` (rows then say where each document is).
+  var pathIsDeep: Bool { !steps.isEmpty }
+
+  /// Whether a document in a rejected unit is to be skipped (written nowhere, reported with it).
+  var suppressed: Bool { units.contains { $0.rejection != nil } }
+
+  /// Where the input value being read started, when the path iterates nothing (where a
+  /// malformed one is skipped from).
+  var openValueStart: StreamOffset? { iterates ? nil : units.first?.inputStart }
+
+  /// The first input byte the framer may still need (a unit's text to reject, the place after
+  /// the last complete element).
+  var retainedFrom: StreamOffset? { units.first?.inputStart ?? boundary?.input }
+
+  /// Whether an envelope is open in the current input.
+  var envelopeOpen: Bool { !frames.isEmpty }
+
+  /// Forgets the current input's structure (a new input, or the rest of this one skipped).
+  mutating func restart() {
+    frames.removeAll()
+    units.removeAll(keepingCapacity: true)
+    boundary = nil
+    pendingSeparator = nil
+    wroteValue = false
+    listClosed = false
+    rejectedUnitEnded = nil
+  }
+
+  /// A new input starts.
+  mutating func startInput() {
+    restart()
+    documentsInInput = 0
+  }
+
+  // MARK: Tokens
+
+  /// A token outside the documents (`view` holds its text; `lines` has counted up to the
+  /// token).
+  mutating func token(
+    _ token: EnvelopeToken, view: InputView, lines: inout LineCounter, results: inout Results
+  ) -> EnvelopeVerdict {
+    switch token.kind {
+    case .key:
+      let frame = frames.base + (frames.count - 1)
+      let step = frame.pointee.childStep
+      if step >= 1, let name = steps[step - 1] {
+        frame.pointee.memberOnPath = name.elementsEqual(token.key)
+      }
+      write(token, separator: token.separator, view: view, results: &results)
+      return .envelope
+    case .close:
+      let frame = frames.pop()
+      if frame.isList {
+        listClosed = true
+      } else {
+        write(token, separator: 0, view: view, results: &results)
+      }
+      valueEnded(at: token.end, results: &results)
+      return .envelope
+    case .open(let isArray):
+      return valueStarts(
+        token, isArray: isArray, scalar: nil, view: view, lines: &lines, results: &results)
+    case .scalar(let kind):
+      return valueStarts(
+        token, isArray: false, scalar: kind, view: view, lines: &lines, results: &results)
+    }
+  }
+
+  /// A value starts: a document, a container of the envelope, or a scalar to copy.
+  private mutating func valueStarts(
+    _ token: EnvelopeToken, isArray: Bool, scalar: ValueKind?, view: InputView,
+    lines: inout LineCounter, results: inout Results
+  ) -> EnvelopeVerdict {
+    // The path step the value is at, or -1 off the path.
+    var step = -1
+    var separator = token.separator
+    var parentIterated = false
+    if frames.isEmpty {
+      wroteValue = false
+      separator = 0
+      if listFraming {
+        guard isArray && !listClosed else {
+          return .framingBroken(
+            message: listClosed
+              ? Messages.listMoreFollows
+              : Messages.listNotArray(scalar ?? .object))
+        }
+        frames.push(EnvelopeFrame(isArray: true, childStep: 0, iterated: true, isList: true))
+        setBoundary(at: token.end, results: &results)
+        return .envelope
+      }
+      step = 0
+    } else {
+      let parent = frames.base + (frames.count - 1)
+      if parent.pointee.isArray {
+        parent.pointee.count += 1
+        step = parent.pointee.childStep
+        parentIterated = parent.pointee.iterated
+        if parent.pointee.isList {
+          separator = 0
+        } else if parentIterated {
+          separator = parent.pointee.written > 0 ? UInt8(ascii: ",") : 0
+        }
+      } else if parent.pointee.memberOnPath {
+        step = parent.pointee.childStep
+      }
+    }
+    let isDocument = step == steps.count
+    if isDocument {
+      if scalar == .null && !steps.isEmpty {
+        // No document here (a deleted document's `"doc":null`).
+        writeValueStart(token, separator: separator, view: view, results: &results)
+        valueEnded(at: token.end, results: &results)
+        return .envelope
+      }
+      documentsInInput += 1
+      documentIsElement = units.isEmpty || parentIterated
+      pendingSeparator = separatorText(separator)
+      return .document
+    }
+    // An element of an iterated array that holds a document without being one is a unit; so
+    // is a whole input value when the path iterates nothing.
+    if step >= 0 && (frames.isEmpty ? !iterates : parentIterated) {
+      lines.advance(to: token.start, in: view)
+      units.append(
+        Unit(
+          mark: mark(results), inputStart: token.start,
+          startPosition: lines.place(token.start, in: view), depth: frames.count))
+      holdBack(&results)
+    }
+    writeValueStart(token, separator: separator, view: view, results: &results)
+    guard scalar == nil else {
+      valueEnded(at: token.end, results: &results)
+      return .envelope
+    }
+    var frame = EnvelopeFrame(isArray: isArray, childStep: -1)
+    if step >= 0 {
+      if isArray && steps[step] == nil {
+        frame.childStep = step + 1
+        frame.iterated = true
+      } else if !isArray && steps[step] != nil {
+        frame.childStep = step + 1
+      }
+    }
+    frames.push(frame)
+    if iterates && units.isEmpty { setBoundary(at: token.end, results: &results) }
+    return .envelope
+  }
+
+  /// A value of the envelope, or a document, has ended at `end`; `written` says whether it was
+  /// written (a rejected document was not), so that the next element knows its comma.
+  mutating func valueEnded(at end: StreamOffset, written: Bool = true, results: inout Results) {
+    if let unit = units.last, unit.depth == frames.count {
+      units.removeLast()
+      if let diagnostic = unit.rejection {
+        rejectedUnitEnded = RejectedUnit(unit: unit, diagnostic: diagnostic, end: end)
+      } else {
+        countWritten()
+      }
+      holdBack(&results)
+    } else if written && !suppressed {
+      countWritten()
+    }
+    if frames.isEmpty {
+      if style == .values && wroteValue { results.output.append(UInt8(ascii: "\n")) }
+      wroteValue = false
+      boundary = nil
+      holdBack(&results)
+    } else if iterates && units.isEmpty {
+      setBoundary(at: end, results: &results)
+    }
+  }
+
+  /// Takes the rejected unit that has just ended, if one has.
+  mutating func takeRejectedUnit() -> RejectedUnit? {
+    defer { rejectedUnitEnded = nil }
+    return rejectedUnitEnded
+  }
+
+  /// An element was written whole: the next one needs a comma.
+  private mutating func countWritten() {
+    guard !frames.isEmpty else { return }
+    let parent = frames.base + (frames.count - 1)
+    guard parent.pointee.isArray else { return }
+    parent.pointee.written += 1
+    if parent.pointee.isList { listElements += 1 }
+  }
+
+  private func mark(_ results: borrowing Results) -> FramerMark {
+    FramerMark(
+      results: results.checkpoint(), bodyDocuments: bodyDocuments, bodyStart: bodyStart,
+      listElements: listElements)
+  }
+
+  private mutating func setBoundary(at input: StreamOffset, results: inout Results) {
+    guard takesBack else { return }
+    boundary = (mark(results), frames.count, input)
+    holdBack(&results)
+  }
+
+  private mutating func rollback(to mark: FramerMark, results: inout Results) {
+    results.rollback(to: mark.results)
+    bodyDocuments = mark.bodyDocuments
+    bodyStart = mark.bodyStart
+    listElements = mark.listElements
+  }
+
+  // MARK: Documents
+
+  /// Before an accepted document's converted text: its separator, or the start of a body.
+  mutating func beginDocumentOutput(results: inout Results) {
+    switch style {
+    case .rows:
+      return
+    case .values, .mergedList:
+      if let separator = pendingSeparator { results.output.append(separator) }
+      if frames.isEmpty { wroteValue = true }
+    case .bulkDocs:
+      if bodyDocuments == 0 {
+        bodyStart = results.outputPosition
+        results.output.append("{\"docs\":[")
+        holdBack(&results)
+      } else {
+        results.output.append(UInt8(ascii: ","))
+      }
+    }
+    pendingSeparator = nil
+  }
+
+  /// After an accepted document's converted text.
+  mutating func endDocumentOutput(results: inout Results) {
+    guard case .bulkDocs(let perBody, let newEditsFalse) = style else { return }
+    bodyDocuments += 1
+    if bodyDocuments == perBody { closeBody(newEditsFalse: newEditsFalse, results: &results) }
+  }
+
+  private mutating func closeBody(newEditsFalse: Bool, results: inout Results) {
+    results.output.append(newEditsFalse ? "],\"new_edits\":false}\n" : "]}\n")
+    bodyDocuments = 0
+    bodyStart = nil
+    holdBack(&results)
+  }
+
+  /// A document inside a unit was rejected with `diagnostic` (and the run goes on): everything
+  /// of the unit is taken back, and nothing more of it is written. The error is reported when
+  /// the unit ends, with its extent.
+  mutating func rejectUnit(with diagnostic: Diagnostic, results: inout Results) {
+    guard let index = units.indices.last, units[index].rejection == nil else { return }
+    rollback(to: units[index].mark, results: &results)
+    units[index].rejection = diagnostic
+    if units[index].depth == 0 { wroteValue = false }
+    holdBack(&results)
+  }
+
+  /// The envelope cannot go on (malformed input, or a rejected document stops the run): its
+  /// output is closed validly at the last complete element, or before the open unit (brackets
+  /// and braces closed, the line ended). Returns where the input stops being converted, or nil
+  /// when no envelope is open.
+  mutating func abandon(results: inout Results) -> AbandonPoint? {
+    let depth: Int
+    var point: AbandonPoint
+    if let unit = units.first {
+      depth = unit.depth
+      point = AbandonPoint(
+        start: unit.inputStart, startPosition: unit.startPosition, valueWasOpen: true)
+      if takesBack { rollback(to: unit.mark, results: &results) }
+    } else if let boundary {
+      depth = boundary.depth
+      point = AbandonPoint(start: boundary.input, startPosition: nil, valueWasOpen: false)
+      rollback(to: boundary.mark, results: &results)
+    } else {
+      return nil
+    }
+    if style.writesEnvelope {
+      var index = depth - 1
+      while index >= 0 {
+        let frame = frames[index]
+        if !frame.isList { results.output.append(UInt8(ascii: frame.isArray ? "]" : "}")) }
+        index -= 1
+      }
+      if style == .values && depth > 0 { results.output.append(UInt8(ascii: "\n")) }
+    }
+    point.valueWasOpen = point.valueWasOpen || depth < frames.count
+    restart()
+    holdBack(&results)
+    return point
+  }
+
+  // MARK: Writing
+
+  private mutating func write(
+    _ token: EnvelopeToken, separator: UInt8, view: InputView, results: inout Results
+  ) {
+    guard style.writesEnvelope, !suppressed else { return }
+    if separator != 0 { results.output.append(separator) }
+    results.output.append(view.bytes(from: token.start, to: token.end))
+  }
+
+  private mutating func writeValueStart(
+    _ token: EnvelopeToken, separator: UInt8, view: InputView, results: inout Results
+  ) {
+    guard style.writesEnvelope, !suppressed else { return }
+    if !frames.isEmpty && frames[frames.count - 1].isList {
+      results.output.append(listElements == 0 ? "[\n" : ",\n")
+    } else if separator != 0 {
+      results.output.append(separator)
+    }
+    results.output.append(view.bytes(from: token.start, to: token.end))
+    wroteValue = true
+  }
+
+  private func separatorText(_ separator: UInt8) -> StaticString? {
+    if !frames.isEmpty && frames[frames.count - 1].isList {
+      return listElements == 0 ? "[\n" : ",\n"
+    }
+    switch separator {
+    case UInt8(ascii: ","): return ","
+    case UInt8(ascii: ":"): return ":"
+    default: return nil
+    }
+  }
+
+  /// Holds back what may still be taken back: from the outermost open unit, or (with `[]` in
+  /// the path) from the last place the envelope could be closed, and a body being filled.
+  private func holdBack(_ results: inout Results) {
+    guard takesBack else { return }
+    var limit: ResultMark? = nil
+    if let unit = units.first {
+      limit = unit.mark.results.position
+    } else if let boundary {
+      limit = boundary.mark.results.position
+    }
+    if let bodyStart {
+      let body = ResultMark(output: bodyStart, rejects: .max, diagnostics: .max)
+      limit = limit.map { $0.output <= body.output ? $0 : body } ?? body
+    }
+    results.undeliverableFrom = limit
+  }
+
+  // MARK: Paths
+
+  /// Appends where the document that just started is, as a path from its input value
+  /// (`.results[3].doc`; `.[2]` for an element of a list).
+  func appendDocumentPath(to text: inout ByteBuffer) {
+    text.count = 0
+    for index in 0..<frames.count {
+      let frame = frames[index]
+      if frame.isArray {
+        text.append(index == 0 ? ".[" : "[")
+        text.appendDecimal(frame.count - 1)
+        text.append(UInt8(ascii: "]"))
+      } else if frame.childStep >= 1 {
+        var step = stepTexts[frame.childStep - 1]
+        step.withUTF8 { text.append($0) }
+      }
+    }
+  }
+
+  // MARK: The end
+
+  /// At the end of the run: closes the merged list, or the last `_bulk_docs` body.
+  mutating func finish(results: inout Results) {
+    switch style {
+    case .mergedList:
+      results.output.append(listElements == 0 ? "[\n]\n" : "\n]\n")
+    case .bulkDocs(_, let newEditsFalse):
+      if bodyDocuments > 0 { closeBody(newEditsFalse: newEditsFalse, results: &results) }
+    case .rows, .values:
+      break
+    }
+    results.undeliverableFrom = nil
+  }
+}

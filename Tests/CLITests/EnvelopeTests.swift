@@ -1,0 +1,244 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// SPEC.md, "Envelopes": the real APIs' bodies on the command line. Exact standard output,
+// standard error and status, on the real executable.
+
+private let changesBody = """
+  {"results":[
+  {"seq":1,"id":"a","changes":[{"rev":"1-a"}],"doc":{"_id":"a","p":{"@type":"blob","digest":"sha1-P"}}},
+  {"seq":2,"id":"b","changes":[{"rev":"1-b"}],"doc":{"_id":"b","_attachments":1,"_attachments":2}},
+  {"seq":3,"id":"c","changes":[{"rev":"1-c"}],"doc":{"_id":"c"}}
+  ],
+  "last_seq":"3"}
+
+  """
+
+private let changesPushed =
+  #"{"results":[{"seq":1,"id":"a","changes":[{"rev":"1-a"}],"doc":{"_id":"a","p":{"@type":"blob","digest":"sha1-P"},"_attachments":{"$.p":{"digest":"sha1-P"}}}},{"seq":3,"id":"c","changes":[{"rev":"1-c"}],"doc":{"_id":"c"}}],"last_seq":"3"}"#
+  + "\n"
+
+private let duplicateError =
+  "cbl-attachments: changes.json:3:79: error: document \"b\": more than one top-level"
+  + " \"_attachments\" member; refusing to guess which one is meant\n"
+
+@Suite("CLI: envelopes (--format changes|all-docs|bulk-docs|bulk-get, --docs, --bulk-docs)")
+struct EnvelopeTests {
+  @Test(
+    "a rejected row leaves with its comma: valid JSON out, the row's text in --rejects, status 1",
+    arguments: [["-j", "1"], ["-j", "2"], ["--unbuffered"]])
+  func rejectedRow(_ extra: [String]) throws {
+    let scratch = try Scratch()
+    try scratch.write("changes.json", changesBody)
+    let result = try CLI.run(
+      ["--push", "--format", "changes", "--rejects", "rejects.txt"] + extra + ["changes.json"],
+      in: scratch.directory)
+    expectRun(result, stdout: changesPushed, stderr: duplicateError, status: 1)
+    #expect(
+      try scratch.read("rejects.txt")
+        == #"{"seq":2,"id":"b","changes":[{"rev":"1-b"}],"doc":{"_id":"b","_attachments":1,"_attachments":2}}"#
+        + "\n")
+    #expect(
+      (try? JSONSerialization.jsonObject(with: Data(result.stdout))) != nil,
+      "the envelope stays valid JSON")
+  }
+
+  @Test("-k without --rejects: the extent of the row taken out is reported as skipped")
+  func skippedRow() throws {
+    let scratch = try Scratch()
+    try scratch.write("changes.json", changesBody)
+    let result = try CLI.run(
+      ["--push", "--format=changes", "-k", "changes.json"], in: scratch.directory)
+    expectRun(
+      result, stdout: changesPushed,
+      stderr: String(duplicateError.dropLast()) + " (skipped 3:1 to 3:96)\n", status: 1)
+  }
+
+  @Test("without -k a rejected row stops the run with the envelope closed before it")
+  func stopCloses() throws {
+    let scratch = try Scratch()
+    try scratch.write("changes.json", changesBody)
+    expectRun(
+      try CLI.run(["--push", "--format", "changes", "changes.json"], in: scratch.directory),
+      stdout:
+        #"{"results":[{"seq":1,"id":"a","changes":[{"rev":"1-a"}],"doc":{"_id":"a","p":{"@type":"blob","digest":"sha1-P"},"_attachments":{"$.p":{"digest":"sha1-P"}}}}]}"#
+        + "\n", stderr: duplicateError, status: 1)
+  }
+
+  @Test("an input where the path finds no document gets one warning; --strict makes it status 1")
+  func noDocument() throws {
+    let body = Array("{\"results\":[],\"last_seq\":\"0\"}\n".utf8)
+    expectRun(
+      try CLI.run(["--pull", "--format", "changes"], stdin: body),
+      stdout: "{\"results\":[],\"last_seq\":\"0\"}\n",
+      stderr: "cbl-attachments: <stdin>:1:1: warning: no document at .results[].doc\n", status: 0)
+    expectRun(
+      try CLI.run(["--pull", "--docs", ".rows[].doc", "--strict"], stdin: body),
+      stdout: "{\"results\":[],\"last_seq\":\"0\"}\n",
+      stderr: "cbl-attachments: <stdin>:1:1: error: no document at .rows[].doc\n", status: 1)
+  }
+
+  @Test("--pull --bulk-docs warns that blob-only attachments are lost in Sync Gateway")
+  func pullIntoBulkDocs() throws {
+    let warning =
+      "--pull --bulk-docs writes documents without the _attachments entries of their blobs;"
+      + " Sync Gateway keeps no attachment that is only a blob, so those documents lose their"
+      + " attachments there (push them first)\n"
+    let input = Array("{\"_id\":\"a\"}\n".utf8)
+    expectRun(
+      try CLI.run(["--pull", "--bulk-docs", "10"], stdin: input),
+      stdout: "{\"docs\":[{\"_id\":\"a\"}]}\n", stderr: "cbl-attachments: warning: " + warning,
+      status: 0)
+    expectRun(
+      try CLI.run(["--pull", "--bulk-docs", "10", "--strict"], stdin: input),
+      stdout: "{\"docs\":[{\"_id\":\"a\"}]}\n", stderr: "cbl-attachments: error: " + warning,
+      status: 1)
+  }
+
+  @Test(
+    "--bulk-docs N: every body parses, holds each document once and in order, N long but the last",
+    arguments: [1, 2, 3, 7, 50])
+  func bulkDocsBodies(_ perBody: Int) throws {
+    var random = SplitMix64(seed: UInt64(perBody))
+    var lines: [String] = []
+    for index in 0..<(20 + Int(random.next() % 30)) {
+      let blob = random.next() % 2 == 0 ? #","b":{"@type":"blob","digest":"sha1-\#(index)"}"# : ""
+      lines.append(#"{"_id":"doc-\#(index)","n":12345678901234567890123\#(blob)}"#)
+    }
+    let scratch = try Scratch()
+    try scratch.write("docs.ndjson", lines.joined(separator: "\n") + "\n")
+    let plain = try CLI.run(["--push", "docs.ndjson"], in: scratch.directory)
+    for extra in [["-j", "1"], ["-j", "2"], ["--new-edits", "false"]] {
+      let result = try CLI.run(
+        ["--push", "--bulk-docs", String(perBody)] + extra + ["docs.ndjson"],
+        in: scratch.directory)
+      #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
+      let bodies = result.out.split(separator: "\n").map(String.init)
+      #expect(bodies.count == (lines.count + perBody - 1) / perBody)
+      var documents: [String] = []
+      for (index, body) in bodies.enumerated() {
+        let parsed = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+        let docs = parsed?["docs"] as? [Any]
+        #expect(
+          docs?.count == (index == bodies.count - 1 ? lines.count - index * perBody : perBody))
+        if extra.first == "--new-edits" {
+          #expect(parsed?["new_edits"] as? Bool == false)
+          #expect(body.hasSuffix(#"],"new_edits":false}"#))
+        } else {
+          #expect(parsed?["new_edits"] == nil)
+        }
+        // The documents as written (the big number intact), split at the top-level commas.
+        #expect(body.hasPrefix(#"{"docs":["#))
+        documents += splitTopLevel(String(body.dropFirst(#"{"docs":["#.count)))
+      }
+      #expect(documents == plain.out.split(separator: "\n").map(String.init))
+    }
+  }
+
+  @Test("a continuous feed with --unbuffered: each row is out as soon as its line is in")
+  func continuousFeed() throws {
+    let (process, input, output, errors) = try CLI.start([
+      "--push", "--docs", ".doc", "--unbuffered",
+    ])
+    defer { if process.isRunning { process.terminate() } }
+    let writer = input.fileHandleForWriting.fileDescriptor
+    let reader = output.fileHandleForReading.fileDescriptor
+    func send(_ text: String) {
+      let bytes = Array(text.utf8)
+      let written = bytes.withUnsafeBytes { Glibc.write(writer, $0.baseAddress, $0.count) }
+      #expect(written == bytes.count)
+    }
+    /// Reads one line, waiting at most 10 minutes (a guard against a hang, not a speed test).
+    func receiveLine() -> String {
+      var line: [UInt8] = []
+      let deadline = Date().addingTimeInterval(600)
+      while line.last != 0x0A && Date() < deadline {
+        var descriptor = pollfd(fd: reader, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, 200) > 0 else { continue }
+        var byte: UInt8 = 0
+        guard Glibc.read(reader, &byte, 1) == 1 else { break }
+        line.append(byte)
+      }
+      return String(decoding: line, as: UTF8.self)
+    }
+    send(
+      #"{"seq":1,"id":"a","changes":[],"doc":{"_id":"a","p":{"@type":"blob","digest":"d"}}}"# + "\n"
+    )
+    #expect(
+      receiveLine()
+        == #"{"seq":1,"id":"a","changes":[],"doc":{"_id":"a","p":{"@type":"blob","digest":"d"},"_attachments":{"$.p":{"digest":"d"}}}}"#
+        + "\n")
+    send("\n\n")  // heartbeats
+    send(#"{"seq":2,"id":"b","removed":["x"],"changes":[]}"# + "\n")
+    #expect(receiveLine() == #"{"seq":2,"id":"b","removed":["x"],"changes":[]}"# + "\n")
+    send(#"{"last_seq":"2"}"# + "\n")
+    #expect(receiveLine() == #"{"last_seq":"2"}"# + "\n")
+    try input.fileHandleForWriting.close()
+    process.waitUntilExit()
+    #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+    let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+    #expect(stderr.isEmpty, "\(String(decoding: stderr, as: UTF8.self))")
+  }
+
+  @Test("--list rows of enveloped documents carry the line of their { and their path")
+  func listRows() throws {
+    let scratch = try Scratch()
+    try scratch.write("changes.json", changesBody)
+    let result = try CLI.run(
+      ["--list", "--format", "changes", "-j", "2", "changes.json"], in: scratch.directory)
+    expectRun(
+      result,
+      stdout:
+        #"{"id":"a","line":2,"kind":"blob","name":"$.p","pointer":"/p","digest":"sha1-P","length":null,"content_type":null,"path":".results[0].doc"}"#
+        + "\n", stderr: duplicateError, status: 1)
+  }
+}
+
+/// Splits `text` (the inside of a `_bulk_docs` array and its end) at its top-level commas,
+/// dropping what follows the array.
+private func splitTopLevel(_ text: String) -> [String] {
+  var parts: [String] = []
+  var current = ""
+  var depth = 0
+  var inString = false
+  var escaped = false
+  for character in text {
+    if inString {
+      current.append(character)
+      if escaped {
+        escaped = false
+      } else if character == "\\" {
+        escaped = true
+      } else if character == "\"" {
+        inString = false
+      }
+      continue
+    }
+    switch character {
+    case "\"":
+      inString = true
+      current.append(character)
+    case "{", "[":
+      depth += 1
+      current.append(character)
+    case "}", "]":
+      if depth == 0 {
+        parts.append(current)
+        return parts
+      }
+      depth -= 1
+      current.append(character)
+    case "," where depth == 0:
+      parts.append(current)
+      current = ""
+    default:
+      current.append(character)
+    }
+  }
+  return parts
+}
