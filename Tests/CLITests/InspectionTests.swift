@@ -223,8 +223,8 @@ struct CLIInspectionTests {
   // MARK: --check
 
   private static let problems = """
-    {"_id":"ok","v":{"@type":"blob","digest":"d","length":20971520},"_attachments":{"l":{"digest":"e","length":20971520}}}
-    {"_id":"big","v/w":{"@type":"blob","digest":"d","length":20971521},"_attachments":{"x~y":{"digest":"e","length":2.5e7}}}
+    {"_id":"ok","v":{"@type":"blob","digest":"d","length":20971520},"_attachments":{"l":{"digest":"e","length":20971520,"stub":true,"revpos":1}}}
+    {"_id":"big","v/w":{"@type":"blob","digest":"d","length":20971521},"_attachments":{"x~y":{"digest":"e","length":2.5e7,"stub":true,"revpos":2}}}
     {"_id":"nod","a":[{"@type":"blob","length":1},{"@type":"blob","digest":42}]}
     {"_id":"notobj","_attachments":"x","b":{"@type":"blob","digest":"d"}}
     {"_id":"dup","_attachments":{},"_attachments":{}}
@@ -369,17 +369,24 @@ struct CLIInspectionTests {
     let scratch = try Scratch()
     try scratch.write("in.ndjson", knownInput)
     let result = try CLI.run(["--check", "--stats", "in.ndjson"], in: scratch.directory)
+    // Document b's entries are neither stubs nor carry their bytes, and have no length.
     #expect(
-      findingSummaries(result.out) == ["c 3 blob-without-digest /r", "null 4 not-an-object "])
+      findingSummaries(result.out) == [
+        "b 2 entry-without-data-or-stub /_attachments/$.old",
+        "b 2 entry-without-length /_attachments/$.old",
+        "b 2 entry-without-data-or-stub /_attachments/keep",
+        "b 2 entry-without-length /_attachments/keep", "c 3 blob-without-digest /r",
+        "null 4 not-an-object ",
+      ])
     #expect(result.status == 1)
     #expect(
       linesBeforeStats(result.stderr) == [
-        "cbl-attachments: checked 5 documents: 2 findings in 2 documents"
+        "cbl-attachments: checked 5 documents: 6 findings in 3 documents"
       ])
     #expect(
       stats(result.stderr)
         == Stats(
-          documents: 5, blobs: 4, added: 0, removed: 0, warnings: 0, errors: 2,
+          documents: 5, blobs: 4, added: 0, removed: 0, warnings: 0, errors: 3,
           bytesIn: knownInput.utf8.count, bytesOut: result.stdout.count),
       "\(result.stderr)")
   }

@@ -217,7 +217,8 @@ import Testing
     options.nonStringData = false
     options.nonObjects = false
     options.duplicateAttachments = false
-    var generator = DocumentGenerator(seed: 0x9A11 &+ UInt64(kind.path.steps.count), options: options)
+    var generator = DocumentGenerator(
+      seed: 0x9A11 &+ UInt64(kind.path.steps.count), options: options)
     let texts = Self.envelopes(kind, seed: 99, count: 150) { generator.document() }
     // Compact envelopes: what push and pull write.
     let compact = Self.input(try texts.map { try RawJSON.parse($0).serialized() })

@@ -18,6 +18,17 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     case invalidData = "invalid-data"
     /// `--docs PATH` found no document in an input.
     case noDocument = "no-document"
+    /// `--check`: an `_attachments` entry with neither `data` nor `"stub":true` (Sync Gateway's
+    /// REST API answers 400).
+    case entryWithoutDataOrStub = "entry-without-data-or-stub"
+    /// `--check`: a stub whose `revpos` is not a whole number ≥ 1.
+    case invalidRevpos = "invalid-revpos"
+    /// `--check`: an entry without its bytes and without a string `digest`.
+    case entryWithoutDigest = "entry-without-digest"
+    /// `--check`: an `_attachments` member that is not an object.
+    case entryNotObject = "entry-not-object"
+    /// `--check`: an entry without its bytes and without a numeric `length`.
+    case entryWithoutLength = "entry-without-length"
   }
 
   public var severity: Severity

@@ -110,6 +110,44 @@ enum Messages {
       + " \(SyncGatewayLimits.attachmentBytes) bytes (20 MiB)"
   }
 
+  static func entryWithoutDataOrStub(name: String) -> String {
+    "_attachments entry \(Diagnostic.quoted(name)) has neither \"data\" nor \"stub\":true; Sync"
+      + " Gateway's REST API answers 400 \"Missing data of attachment\" (push --naming litecore"
+      + " writes stubs)"
+  }
+
+  static func invalidRevpos(name: String, revpos: String?) -> String {
+    guard let revpos else {
+      return "stub \(Diagnostic.quoted(name)) has no \"revpos\"; Sync Gateway's replication"
+        + " refuses it (\"Invalid attachment, does not have revpos field\")"
+    }
+    return "stub \(Diagnostic.quoted(name)) has \"revpos\":\(revpos); it must be a whole number"
+      + " ≥ 1, the generation of the revision that added the attachment"
+  }
+
+  static func entryWithoutDigest(name: String) -> String {
+    "_attachments entry \(Diagnostic.quoted(name)) has no string \"digest\" and no \"data\";"
+      + " Sync Gateway answers 400 \"Missing digest in stub attachment\" unless an earlier"
+      + " revision has it"
+  }
+
+  static func entryNotObject(name: String, kind: ValueKind) -> String {
+    "_attachments entry \(Diagnostic.quoted(name)) is \(kind.article), not an object; Sync"
+      + " Gateway, CouchDB and PouchDB refuse the document"
+  }
+
+  static func entryWithoutLength(name: String) -> String {
+    "_attachments entry \(Diagnostic.quoted(name)) has no numeric \"length\" and no \"data\";"
+      + " Sync Gateway cannot fetch the attachment from Couchbase Lite without it (\"no attachment"
+      + " length provided in meta\")"
+  }
+
+  static func documentTooLarge(bytes: Int) -> String {
+    "the document push sends is \(bytes) bytes of JSON; Sync Gateway and Couchbase Server accept"
+      + " at most \(SyncGatewayLimits.documentBytes) bytes (20 MiB), CouchDB by default"
+      + " \(SyncGatewayLimits.couchDBDocumentBytes) bytes (max_document_size)"
+  }
+
   static func metadataTooLarge(bytes: Int) -> String {
     "the _attachments that push produces is \(bytes) bytes of JSON; Sync Gateway keeps at most"
       + " \(SyncGatewayLimits.metadataBytes) bytes (1 MiB) of attachment metadata per document"
@@ -127,4 +165,8 @@ enum SyncGatewayLimits {
   static let attachmentBytes = 20 * 1024 * 1024
   /// The most attachment metadata a document's sync metadata holds: 1 MiB.
   static let metadataBytes = 1024 * 1024
+  /// The largest document Sync Gateway and Couchbase Server take: 20 MiB of JSON.
+  static let documentBytes = 20 * 1024 * 1024
+  /// CouchDB's default `max_document_size`.
+  static let couchDBDocumentBytes = 8_000_000
 }

@@ -31,6 +31,58 @@ struct CheckWriter: DocumentWriter {
           message: Messages.blobWithoutDigest(name: document.nameString(of: blob)),
           pointer: String(decoding: document.name(blob.pointer), as: UTF8.self)))
     }
+    if attachments.isObject {
+      for entry in document.entries.elements {
+        findProblems(of: entry, text: text, into: &problems, workspace: &workspace)
+      }
+    }
+  }
+
+  /// What Sync Gateway's REST API and replication refuse in one `_attachments` entry, as given
+  /// (SPEC.md, "Couchbase Lite compatibility").
+  private func findProblems(
+    of entry: LegacyEntry, text: UnsafeBufferPointer<UInt8>, into problems: inout [Problem],
+    workspace: inout WriterWorkspace
+  ) {
+    let name = String(
+      decoding: JSONText.decodeString(
+        UnsafeBufferPointer(rebasing: text[entry.key.start..<entry.key.end])), as: UTF8.self)
+    workspace.scratch.count = 0
+    appendEntryPointer(entry.key, text: text, to: &workspace.scratch)
+    let pointer = String(decoding: workspace.scratch.bytes, as: UTF8.self)
+    func add(_ kind: Diagnostic.Kind, _ message: String) {
+      problems.append(
+        Problem(
+          kind: kind, severity: .error, offset: entry.keyOffset, message: message,
+          pointer: pointer))
+    }
+    guard entry.isObject else {
+      return add(.entryNotObject, Messages.entryNotObject(name: name, kind: entry.kind))
+    }
+    let members = entry.members
+    let hasData = members.data.isPresent
+    if !hasData && !members.isStub {
+      add(.entryWithoutDataOrStub, Messages.entryWithoutDataOrStub(name: name))
+    }
+    if members.isStub && !Self.isPositiveInteger(members.revpos, text: text) {
+      let revpos =
+        members.revpos.isPresent
+        ? String(decoding: text[members.revpos.start..<members.revpos.end], as: UTF8.self) : nil
+      add(.invalidRevpos, Messages.invalidRevpos(name: name, revpos: revpos))
+    }
+    guard !hasData else { return }
+    if !members.digestIsString {
+      add(.entryWithoutDigest, Messages.entryWithoutDigest(name: name))
+    }
+    if Self.numberValue(members.length, text: text) == nil {
+      add(.entryWithoutLength, Messages.entryWithoutLength(name: name))
+    }
+  }
+
+  /// Whether `span` is a number token that is a whole number ≥ 1 (`1`, `27`; not `1.0`, `0`).
+  private static func isPositiveInteger(_ span: Span, text: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard span.isPresent, text[span.start] >= 0x31, text[span.start] <= 0x39 else { return false }
+    return text[span.start..<span.end].allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
   }
 
   /// Appends the findings only a whole object shows: attachments over 20 MiB, and the metadata
@@ -74,6 +126,22 @@ struct CheckWriter: DocumentWriter {
       Self.appendFinding(
         id: document.identifier, text: text, line: line, problem: "metadata-too-large",
         pointer: "/_attachments", detail: Messages.metadataTooLarge(bytes: size),
+        path: workspace.path, to: &output, statistics: &statistics)
+    }
+    // The document push sends: its `_attachments` value replaced by (or, new, added as) the one
+    // just measured.
+    var documentSize = text.count
+    if attachments.count == 0 {
+      if PushWriter.entriesMade(document) > 0 {
+        documentSize += "\"_attachments\":".utf8.count + 1 + size
+      }
+    } else {
+      documentSize += size - attachments.value.count
+    }
+    if documentSize > SyncGatewayLimits.documentBytes {
+      Self.appendFinding(
+        id: document.identifier, text: text, line: line, problem: "document-too-large",
+        pointer: "", detail: Messages.documentTooLarge(bytes: documentSize),
         path: workspace.path, to: &output, statistics: &statistics)
     }
   }

@@ -196,7 +196,16 @@ extension DocumentScanner {
       parent.pointee.members.data = value
       parent.pointee.members.dataKind = kind
     case .stub, .revpos:
-      exclusions.push(member)
+      if parent.pointee.role == .entry {
+        // Entries, for `--check`: a stub and its revpos.
+        if parent.pointee.pendingKey == .stub {
+          parent.pointee.members.isStub = kind == .boolean && value.count == 4
+        } else {
+          parent.pointee.members.revpos = value
+        }
+      } else {
+        exclusions.push(member)
+      }
     case .id:
       document.identifier = kind == .string ? value : .none
     case .rev:
@@ -218,7 +227,7 @@ extension DocumentScanner {
       document.entries.push(
         LegacyEntry(
           member: member, key: parent.pointee.key, keyOffset: entryKeyOffset, value: value,
-          isObject: kind == .object, members: child?.pointee.members ?? AttachmentMembers()))
+          kind: kind, members: child?.pointee.members ?? AttachmentMembers()))
     }
   }
 

@@ -12,14 +12,15 @@ struct MemberRules: ~Copyable {
     table = .allocate(capacity: roles * Self.words)
     let needsPointers = options.mode == .list || options.mode == .check
     let litecore = options.naming == .litecore
-    let tracksData = options.mode == .pull
+    let tracksData = options.mode == .pull || options.mode == .check
+    let checksEntries = options.mode == .check
     for role in 0..<roles {
       for word in 0..<Self.words {
         table[role * Self.words + word] =
           if let role = Role(rawValue: UInt8(role)), let word = MemberKey(rawValue: UInt8(word)) {
             Self.meaning(
               of: word, in: role, needsPointers: needsPointers, litecore: litecore,
-              tracksData: tracksData)
+              tracksData: tracksData, checksEntries: checksEntries)
           } else {
             .other
           }
@@ -37,7 +38,8 @@ struct MemberRules: ~Copyable {
 
   /// The rules themselves.
   static func meaning(
-    of word: MemberKey, in role: Role, needsPointers: Bool, litecore: Bool, tracksData: Bool
+    of word: MemberKey, in role: Role, needsPointers: Bool, litecore: Bool, tracksData: Bool,
+    checksEntries: Bool
   ) -> MemberKey {
     switch (role, word) {
     case (.attachments, _): .entry
@@ -46,6 +48,7 @@ struct MemberRules: ~Copyable {
       (.entry, .contentType):
       needsPointers ? word : .other
     case (.candidate, .revpos), (.candidate, .stub): litecore ? word : .other
+    case (.entry, .revpos), (.entry, .stub): checksEntries ? word : .other
     case (.candidate, .data), (.entry, .data): tracksData ? word : .other
     case (.document, .attachments), (.document, .id), (.document, .rev): word
     default: .other

@@ -69,6 +69,9 @@ struct AttachmentMembers: BitwiseCopyable {
   /// The last `data` member's value (the attachment's bytes), whatever its type.
   var data: Span = .none
   var dataKind: ValueKind = .null
+  /// Entries, with `--check`: the last `stub` member is `true`, and the last `revpos` value.
+  var isStub = false
+  var revpos: Span = .none
 
 }
 
@@ -117,8 +120,10 @@ struct LegacyEntry: BitwiseCopyable {
   /// Where the key starts in the input.
   var keyOffset: StreamOffset
   var value: Span
-  var isObject: Bool
+  var kind: ValueKind
   var members: AttachmentMembers
+
+  var isObject: Bool { kind == .object }
 }
 
 /// The document's top-level `_attachments` member, as first found.
