@@ -44,8 +44,10 @@ struct DocumentHandler: ~Copyable {
   /// A token outside the documents: the framer copies it, or says a document starts with it.
   mutating func envelopeToken(_ token: EnvelopeToken, view: InputView) -> EnvelopeVerdict {
     let verdict = framer.token(token, view: view, lines: &lines, results: &results)
-    if let rejected = framer.takeRejectedUnit() { finishRejected(rejected, view: view) }
-    if case .document = verdict, framer.pathIsDeep, framer.style == .rows {
+    if framer.hasRejectedUnitEnded, let rejected = framer.takeRejectedUnit() {
+      finishRejected(rejected, view: view)
+    }
+    if framer.pathIsDeep, case .document = verdict, framer.style == .rows {
       framer.appendDocumentPath(to: &workspace.documentPath)
       workspace.hasDocumentPath = true
     }

@@ -26,13 +26,28 @@ struct EnvelopeToken {
 }
 
 /// What the framer makes of a token outside the documents.
-enum EnvelopeVerdict {
+enum EnvelopeVerdict: BitwiseCopyable {
   /// Part of the envelope: handled (copied, or left out).
   case envelope
   /// A document starts with this token: the scanner takes it from here.
   case document
   /// With list framing the input is not one array: the framing is broken.
-  case framingBroken(message: String)
+  case framingBroken(FramingProblem)
+}
+
+/// How the input breaks the list framing (no strings: verdicts pass per token).
+enum FramingProblem: BitwiseCopyable {
+  /// The input is a value of this kind, not an array.
+  case notAnArray(ValueKind)
+  /// More follows the array.
+  case moreFollows
+
+  var message: String {
+    switch self {
+    case .notAnArray(let kind): Messages.listNotArray(kind)
+    case .moreFollows: Messages.listMoreFollows
+    }
+  }
 }
 
 /// How the output is laid out.

@@ -74,6 +74,11 @@ struct Framer: ~Copyable {
   let iterates: Bool
   /// Whether units are kept (the output is documents or envelopes, not rows).
   private let takesBack: Bool
+  /// Whether each input value is itself a document (`lines` with the path `.`): no envelope,
+  /// and every call takes its short way.
+  let valuesAreDocuments: Bool
+  /// Whether the output is one compact value per input value.
+  private let writesValues: Bool
 
   private var frames = RawStack<EnvelopeFrame>(capacity: 16)
   private var units: [Unit] = []
@@ -99,6 +104,10 @@ struct Framer: ~Copyable {
   private(set) var documentIsElement = true
   /// A rejected unit that has just ended, for the handler to save and report.
   private var rejectedUnitEnded: RejectedUnit? = nil
+  /// Whether ``rejectedUnitEnded`` holds one (checked per token without touching it).
+  private(set) var hasRejectedUnitEnded = false
+  /// Open units that a rejected document has rejected.
+  private var rejectedUnits = 0
 
   init(options: ConversionOptions) {
     steps = options.documents.steps.map {
@@ -111,16 +120,16 @@ struct Framer: ~Copyable {
     listFraming = options.framing == .list
     iterates = options.documents.iterates || listFraming
     takesBack = style != .rows
+    valuesAreDocuments = steps.isEmpty && !listFraming
+    pathIsDeep = !steps.isEmpty
+    writesValues = style == .values
   }
 
-  /// Whether each input value is itself a document (`lines` with the path `.`): no envelope.
-  var valuesAreDocuments: Bool { steps.isEmpty && !listFraming }
-
   /// Whether the path is not `.` (rows then say where each document is).
-  var pathIsDeep: Bool { !steps.isEmpty }
+  let pathIsDeep: Bool
 
   /// Whether a document in a rejected unit is to be skipped (written nowhere, reported with it).
-  var suppressed: Bool { units.contains { $0.rejection != nil } }
+  var suppressed: Bool { rejectedUnits > 0 }
 
   /// Where the input value being read started, when the path iterates nothing (where a
   /// malformed one is skipped from).
@@ -142,6 +151,8 @@ struct Framer: ~Copyable {
     wroteValue = false
     listClosed = false
     rejectedUnitEnded = nil
+    hasRejectedUnitEnded = false
+    rejectedUnits = 0
   }
 
   /// A new input starts.
@@ -157,6 +168,14 @@ struct Framer: ~Copyable {
   mutating func token(
     _ token: EnvelopeToken, view: InputView, lines: inout LineCounter, results: inout Results
   ) -> EnvelopeVerdict {
+    if valuesAreDocuments {
+      // Every value is a document: nothing to follow (and no key or `}` outside one).
+      documentsInInput += 1
+      documentIsElement = true
+      pendingSeparator = nil
+      wroteValue = false
+      return .document
+    }
     switch token.kind {
     case .key:
       let frame = frames.base + (frames.count - 1)
@@ -198,10 +217,7 @@ struct Framer: ~Copyable {
       separator = 0
       if listFraming {
         guard isArray && !listClosed else {
-          return .framingBroken(
-            message: listClosed
-              ? Messages.listMoreFollows
-              : Messages.listNotArray(scalar ?? .object))
+          return .framingBroken(listClosed ? .moreFollows : .notAnArray(scalar ?? .object))
         }
         frames.push(EnvelopeFrame(isArray: true, childStep: 0, iterated: true, isList: true))
         setBoundary(at: token.end, results: &results)
@@ -268,10 +284,17 @@ struct Framer: ~Copyable {
   /// A value of the envelope, or a document, has ended at `end`; `written` says whether it was
   /// written (a rejected document was not), so that the next element knows its comma.
   mutating func valueEnded(at end: StreamOffset, written: Bool = true, results: inout Results) {
+    if valuesAreDocuments {
+      if wroteValue { results.output.append(UInt8(ascii: "\n")) }
+      wroteValue = false
+      return
+    }
     if let unit = units.last, unit.depth == frames.count {
       units.removeLast()
       if let diagnostic = unit.rejection {
         rejectedUnitEnded = RejectedUnit(unit: unit, diagnostic: diagnostic, end: end)
+        hasRejectedUnitEnded = true
+        rejectedUnits -= 1
       } else {
         countWritten()
       }
@@ -280,7 +303,7 @@ struct Framer: ~Copyable {
       countWritten()
     }
     if frames.isEmpty {
-      if style == .values && wroteValue { results.output.append(UInt8(ascii: "\n")) }
+      if writesValues && wroteValue { results.output.append(UInt8(ascii: "\n")) }
       wroteValue = false
       boundary = nil
       holdBack(&results)
@@ -291,7 +314,10 @@ struct Framer: ~Copyable {
 
   /// Takes the rejected unit that has just ended, if one has.
   mutating func takeRejectedUnit() -> RejectedUnit? {
-    defer { rejectedUnitEnded = nil }
+    defer {
+      rejectedUnitEnded = nil
+      hasRejectedUnitEnded = false
+    }
     return rejectedUnitEnded
   }
 
@@ -332,7 +358,7 @@ struct Framer: ~Copyable {
       return
     case .values, .mergedList:
       if let separator = pendingSeparator { results.output.append(separator) }
-      if frames.isEmpty { wroteValue = true }
+      if frames.isEmpty && writesValues { wroteValue = true }
     case .bulkDocs:
       if bodyDocuments == 0 {
         bodyStart = results.outputPosition
@@ -366,6 +392,7 @@ struct Framer: ~Copyable {
     guard let index = units.indices.last, units[index].rejection == nil else { return }
     rollback(to: units[index].mark, results: &results)
     units[index].rejection = diagnostic
+    rejectedUnits += 1
     if units[index].depth == 0 { wroteValue = false }
     holdBack(&results)
   }

@@ -114,8 +114,8 @@ extension DocumentScanner {
     switch verdict {
     case .envelope:
       return .next
-    case .framingBroken(let message):
-      interruption = .framing(offset: tokenInputStart, message: message)
+    case .framingBroken(let problem):
+      interruption = .framing(offset: tokenInputStart, message: problem.message)
       return .stop
     case .document:
       beginDocument(at: tokenInputStart)

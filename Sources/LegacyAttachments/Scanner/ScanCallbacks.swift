@@ -21,6 +21,8 @@ struct ScanContext: ~Copyable {
   /// A token outside the documents goes to the handler's framer; the scanner takes its verdict.
   @inline(never)
   private mutating func envelope() -> Int32 {
+    // `lines` with the path `.`: every value is a document, the framer need not look.
+    if handler.framer.valuesAreDocuments { return proceed(scanner.apply(.document)) }
     let verdict = handler.envelopeToken(scanner.envelopeToken, view: scanner.view)
     return proceed(scanner.apply(verdict))
   }
