@@ -1,5 +1,5 @@
 /// Counters for `--stats`, summed over a run.
-public struct Statistics: Sendable, Equatable {
+public struct Statistics: Sendable, Equatable, BitwiseCopyable {
   public var documents = 0
   /// Blob references found (outside `_attachments`).
   public var blobs = 0

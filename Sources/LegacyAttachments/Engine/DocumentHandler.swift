@@ -42,7 +42,10 @@ struct DocumentHandler: ~Copyable {
   var reportsSkippedInput: Bool { !keepsRejects && continuesAfterBadDocument }
 
   /// A token outside the documents: the framer copies it, or says a document starts with it.
-  mutating func envelopeToken(_ token: EnvelopeToken, view: InputView) -> EnvelopeVerdict {
+  @inline(__always)
+  mutating func envelopeToken(_ token: EnvelopeToken, view: InputView)
+    -> EnvelopeVerdict
+  {
     let verdict = framer.token(token, view: view, lines: &lines, results: &results)
     if framer.hasRejectedUnitEnded, let rejected = framer.takeRejectedUnit() {
       finishRejected(rejected, view: view)
@@ -59,6 +62,15 @@ struct DocumentHandler: ~Copyable {
   mutating func documentEnded(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, view: InputView
   ) -> Bool {
+    if document.isEnvelopeValue {
+      lines.advance(to: document.start, in: view)
+      if document.textIsInput { lines.skipNewlineFree(to: document.end) }
+      framer.copiedValueEnded(text, at: document.end, results: &results)
+      if framer.hasRejectedUnitEnded, let rejected = framer.takeRejectedUnit() {
+        finishRejected(rejected, view: view)
+      }
+      return true
+    }
     results.statistics.documents += 1
     results.statistics.blobs += document.blobs.count
     lines.advance(to: document.start, in: view)

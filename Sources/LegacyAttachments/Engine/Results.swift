@@ -1,7 +1,7 @@
 /// A place in ``Results``: how much output, rejected text and how many diagnostics come before
 /// it, counted from the start of the run (so that handing some over changes no place kept).
 /// Results are handed over in the order of their marks, which is input order.
-struct ResultMark: Sendable, Equatable {
+struct ResultMark: Sendable, Equatable, BitwiseCopyable {
   var output: Int
   var rejects: Int
   var diagnostics: Int
@@ -76,7 +76,7 @@ struct Results: ~Copyable {
   // MARK: Taking back
 
   /// A place to come back to: everything produced after it is taken back by ``rollback(to:)``.
-  struct Checkpoint {
+  struct Checkpoint: BitwiseCopyable {
     var position: ResultMark
     var marks: Int
     var statistics: Statistics

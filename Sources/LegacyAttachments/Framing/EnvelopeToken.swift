@@ -31,6 +31,9 @@ enum EnvelopeVerdict: BitwiseCopyable {
   case envelope
   /// A document starts with this token: the scanner takes it from here.
   case document
+  /// A container off the path starts with this token: the scanner reads it through as a value
+  /// holding no document (cheaply, like the inside of a blob) and hands its compact text back.
+  case copy
   /// With list framing the input is not one array: the framing is broken.
   case framingBroken(FramingProblem)
 }

@@ -1,3 +1,5 @@
+import Glibc
+
 /// One open container of the envelope: the input's structure around the documents.
 struct EnvelopeFrame: BitwiseCopyable {
   var isArray: Bool
@@ -17,7 +19,7 @@ struct EnvelopeFrame: BitwiseCopyable {
 }
 
 /// The framer's own state at a place it may come back to, with the results' there.
-struct FramerMark {
+struct FramerMark: BitwiseCopyable {
   var results: Results.Checkpoint
   var bodyDocuments: Int
   var bodyStart: Int?
@@ -26,14 +28,22 @@ struct FramerMark {
 
 /// An element of an iterated array that holds a document without being one, or (for a path
 /// without `[]`) a whole input value: if a document in it is rejected, the whole unit leaves.
-struct Unit {
+struct Unit: BitwiseCopyable {
   var mark: FramerMark
   var inputStart: StreamOffset
   var startPosition: TextPosition
   /// How many envelope frames were open when the unit began (the unit is their child).
   var depth: Int
-  /// The error of the document that rejects it, once one does (reported at the unit's end).
-  var rejection: Diagnostic? = nil
+  /// Whether a document has rejected it; its error is then the framer's last rejection.
+  var rejected = false
+}
+
+/// One step of the path, as the framer follows it: `[]`, or a member name (a range of the
+/// framer's names).
+struct PathStep: BitwiseCopyable {
+  var isElements: Bool
+  var nameStart: Int
+  var nameCount: Int
 }
 
 /// A rejected unit that has just ended: its text goes to the rejects, its error is reported.
@@ -64,8 +74,9 @@ struct AbandonPoint {
 /// writes nothing more of it, and at its end hands it over as a ``RejectedUnit``. Output that may
 /// still be taken back is held back from delivery (``Results/undeliverableFrom``).
 struct Framer: ~Copyable {
-  /// The path's steps: a member name (decoded UTF-8) or nil for `[]`.
-  private let steps: [[UInt8]?]
+  /// The path's steps, and the member names they compare keys with (decoded UTF-8).
+  private var steps = RawStack<PathStep>(capacity: 8)
+  private var names = ByteBuffer(capacity: 64)
   /// Each step as a path writes it (`.name`, `."a b"`, or empty for `[]`).
   private let stepTexts: [String]
   let style: OutputStyle
@@ -81,7 +92,9 @@ struct Framer: ~Copyable {
   private let writesValues: Bool
 
   private var frames = RawStack<EnvelopeFrame>(capacity: 16)
-  private var units: [Unit] = []
+  private var units = RawStack<Unit>(capacity: 8)
+  /// The errors of the documents that rejected open units, innermost last.
+  private var rejections: [Diagnostic] = []
   /// With `[]` in the path, outside every unit: the last place where the envelope could be
   /// closed validly (after a complete value, or an opening bracket), how many frames were
   /// open there, and where the input goes on after it.
@@ -110,9 +123,6 @@ struct Framer: ~Copyable {
   private var rejectedUnits = 0
 
   init(options: ConversionOptions) {
-    steps = options.documents.steps.map {
-      if case .member(let name) = $0 { Array(name.utf8) } else { nil }
-    }
     stepTexts = options.documents.steps.map {
       if case .member(let name) = $0 { "." + DocumentPath.written(name) } else { "" }
     }
@@ -120,9 +130,19 @@ struct Framer: ~Copyable {
     listFraming = options.framing == .list
     iterates = options.documents.iterates || listFraming
     takesBack = style != .rows
-    valuesAreDocuments = steps.isEmpty && !listFraming
-    pathIsDeep = !steps.isEmpty
+    valuesAreDocuments = options.documents.steps.isEmpty && !listFraming
+    pathIsDeep = !options.documents.steps.isEmpty
     writesValues = style == .values
+    for step in options.documents.steps {
+      switch step {
+      case .elements:
+        steps.push(PathStep(isElements: true, nameStart: 0, nameCount: 0))
+      case .member(let name):
+        let start = names.count
+        for byte in name.utf8 { names.append(byte) }
+        steps.push(PathStep(isElements: false, nameStart: start, nameCount: names.count - start))
+      }
+    }
   }
 
   /// Whether the path is not `.` (rows then say where each document is).
@@ -133,11 +153,11 @@ struct Framer: ~Copyable {
 
   /// Where the input value being read started, when the path iterates nothing (where a
   /// malformed one is skipped from).
-  var openValueStart: StreamOffset? { iterates ? nil : units.first?.inputStart }
+  var openValueStart: StreamOffset? { iterates || units.isEmpty ? nil : units[0].inputStart }
 
   /// The first input byte the framer may still need (a unit's text to reject, the place after
   /// the last complete element).
-  var retainedFrom: StreamOffset? { units.first?.inputStart ?? boundary?.input }
+  var retainedFrom: StreamOffset? { units.isEmpty ? boundary?.input : units[0].inputStart }
 
   /// Whether an envelope is open in the current input.
   var envelopeOpen: Bool { !frames.isEmpty }
@@ -145,7 +165,8 @@ struct Framer: ~Copyable {
   /// Forgets the current input's structure (a new input, or the rest of this one skipped).
   mutating func restart() {
     frames.removeAll()
-    units.removeAll(keepingCapacity: true)
+    units.removeAll()
+    rejections.removeAll(keepingCapacity: true)
     boundary = nil
     pendingSeparator = nil
     wroteValue = false
@@ -165,6 +186,7 @@ struct Framer: ~Copyable {
 
   /// A token outside the documents (`view` holds its text; `lines` has counted up to the
   /// token).
+  @inline(__always)
   mutating func token(
     _ token: EnvelopeToken, view: InputView, lines: inout LineCounter, results: inout Results
   ) -> EnvelopeVerdict {
@@ -180,8 +202,13 @@ struct Framer: ~Copyable {
     case .key:
       let frame = frames.base + (frames.count - 1)
       let step = frame.pointee.childStep
-      if step >= 1, let name = steps[step - 1] {
-        frame.pointee.memberOnPath = name.elementsEqual(token.key)
+      if step >= 1 {
+        let path = steps.base + (step - 1)
+        frame.pointee.memberOnPath =
+          path.pointee.nameCount == token.key.count
+          && (token.key.count == 0
+            || memcmp(names.base + path.pointee.nameStart, token.key.baseAddress!, token.key.count)
+              == 0)
       }
       write(token, separator: token.separator, view: view, results: &results)
       return .envelope
@@ -241,7 +268,7 @@ struct Framer: ~Copyable {
     }
     let isDocument = step == steps.count
     if isDocument {
-      if scalar == .null && !steps.isEmpty {
+      if scalar == .null && pathIsDeep {
         // No document here (a deleted document's `"doc":null`).
         writeValueStart(token, separator: separator, view: view, results: &results)
         valueEnded(at: token.end, results: &results)
@@ -254,29 +281,28 @@ struct Framer: ~Copyable {
     }
     // An element of an iterated array that holds a document without being one is a unit; so
     // is a whole input value when the path iterates nothing.
-    if step >= 0 && (frames.isEmpty ? !iterates : parentIterated) {
+    if step >= 0 && scalar == nil && steps[step].isElements == isArray
+      && (frames.isEmpty ? !iterates : parentIterated)
+    {
       lines.advance(to: token.start, in: view)
-      units.append(
+      units.push(
         Unit(
           mark: mark(results), inputStart: token.start,
           startPosition: lines.place(token.start, in: view), depth: frames.count))
       holdBack(&results)
     }
-    writeValueStart(token, separator: separator, view: view, results: &results)
     guard scalar == nil else {
+      writeValueStart(token, separator: separator, view: view, results: &results)
       valueEnded(at: token.end, results: &results)
       return .envelope
     }
-    var frame = EnvelopeFrame(isArray: isArray, childStep: -1)
-    if step >= 0 {
-      if isArray && steps[step] == nil {
-        frame.childStep = step + 1
-        frame.iterated = true
-      } else if !isArray && steps[step] != nil {
-        frame.childStep = step + 1
-      }
+    guard step >= 0 && steps[step].isElements == isArray else {
+      // Off the path: read through by the scanner, copied whole when it ends.
+      pendingSeparator = separatorText(separator)
+      return .copy
     }
-    frames.push(frame)
+    writeValueStart(token, separator: separator, view: view, results: &results)
+    frames.push(EnvelopeFrame(isArray: isArray, childStep: step + 1, iterated: isArray))
     if iterates && units.isEmpty { setBoundary(at: token.end, results: &results) }
     return .envelope
   }
@@ -289,10 +315,11 @@ struct Framer: ~Copyable {
       wroteValue = false
       return
     }
-    if let unit = units.last, unit.depth == frames.count {
-      units.removeLast()
-      if let diagnostic = unit.rejection {
-        rejectedUnitEnded = RejectedUnit(unit: unit, diagnostic: diagnostic, end: end)
+    if !units.isEmpty && units[units.count - 1].depth == frames.count {
+      let unit = units.pop()
+      if unit.rejected {
+        rejectedUnitEnded = RejectedUnit(
+          unit: unit, diagnostic: rejections.removeLast(), end: end)
         hasRejectedUnitEnded = true
         rejectedUnits -= 1
       } else {
@@ -310,6 +337,20 @@ struct Framer: ~Copyable {
     } else if iterates && units.isEmpty {
       setBoundary(at: end, results: &results)
     }
+  }
+
+  /// A container off the path, read through by the scanner, has ended: its compact `text` is
+  /// copied, and it ends like any value.
+  mutating func copiedValueEnded(
+    _ text: UnsafeBufferPointer<UInt8>, at end: StreamOffset, results: inout Results
+  ) {
+    if style.writesEnvelope && !suppressed {
+      if let separator = pendingSeparator { results.output.append(separator) }
+      results.output.append(text)
+      wroteValue = true
+    }
+    pendingSeparator = nil
+    valueEnded(at: end, results: &results)
   }
 
   /// Takes the rejected unit that has just ended, if one has.
@@ -389,11 +430,13 @@ struct Framer: ~Copyable {
   /// of the unit is taken back, and nothing more of it is written. The error is reported when
   /// the unit ends, with its extent.
   mutating func rejectUnit(with diagnostic: Diagnostic, results: inout Results) {
-    guard let index = units.indices.last, units[index].rejection == nil else { return }
-    rollback(to: units[index].mark, results: &results)
-    units[index].rejection = diagnostic
+    guard !units.isEmpty, !units[units.count - 1].rejected else { return }
+    let unit = units.base + (units.count - 1)
+    rollback(to: unit.pointee.mark, results: &results)
+    unit.pointee.rejected = true
+    rejections.append(diagnostic)
     rejectedUnits += 1
-    if units[index].depth == 0 { wroteValue = false }
+    if unit.pointee.depth == 0 { wroteValue = false }
     holdBack(&results)
   }
 
@@ -404,7 +447,8 @@ struct Framer: ~Copyable {
   mutating func abandon(results: inout Results) -> AbandonPoint? {
     let depth: Int
     var point: AbandonPoint
-    if let unit = units.first {
+    if !units.isEmpty {
+      let unit = units[0]
       depth = unit.depth
       point = AbandonPoint(
         start: unit.inputStart, startPosition: unit.startPosition, valueWasOpen: true)
@@ -433,6 +477,7 @@ struct Framer: ~Copyable {
 
   // MARK: Writing
 
+  @inline(__always)
   private mutating func write(
     _ token: EnvelopeToken, separator: UInt8, view: InputView, results: inout Results
   ) {
@@ -441,6 +486,7 @@ struct Framer: ~Copyable {
     results.output.append(view.bytes(from: token.start, to: token.end))
   }
 
+  @inline(__always)
   private mutating func writeValueStart(
     _ token: EnvelopeToken, separator: UInt8, view: InputView, results: inout Results
   ) {
@@ -470,8 +516,8 @@ struct Framer: ~Copyable {
   private func holdBack(_ results: inout Results) {
     guard takesBack else { return }
     var limit: ResultMark? = nil
-    if let unit = units.first {
-      limit = unit.mark.results.position
+    if !units.isEmpty {
+      limit = units[0].mark.results.position
     } else if let boundary {
       limit = boundary.mark.results.position
     }

@@ -117,6 +117,18 @@ extension DocumentScanner {
     case .framingBroken(let problem):
       interruption = .framing(offset: tokenInputStart, message: problem.message)
       return .stop
+    case .copy:
+      guard case .open(let isArray) = envelopeToken.kind else {
+        preconditionFailure("only a container is read through")
+      }
+      beginDocument(at: tokenInputStart)
+      tokenStart = 0
+      tokenEnd = envelopeToken.end - tokenInputStart
+      document.isEnvelopeValue = true
+      document.rootKind = isArray ? .array : .object
+      pushFrame(role: .inert, isArray: isArray, start: 0)
+      fastPath = !copying
+      return .next
     case .document:
       beginDocument(at: tokenInputStart)
       tokenStart = 0

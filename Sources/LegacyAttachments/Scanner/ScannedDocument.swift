@@ -12,6 +12,9 @@ struct ScannedDocument: ~Copyable {
   /// Whether the input held no whitespace inside the document, so its compact text is the input
   /// itself (and holds no newline).
   var textIsInput = true
+  /// Whether this is not a document but a container of the envelope off the path, read through
+  /// to be copied (``EnvelopeVerdict/copy``).
+  var isEnvelopeValue = false
   /// Blob references, in document order (outside `_attachments`, never the root).
   var blobs = RawStack<BlobReference>(capacity: 16)
   /// Members each blob's entry leaves out (ranges of it are ``BlobReference/exclusions``).
@@ -39,6 +42,7 @@ struct ScannedDocument: ~Copyable {
   mutating func reset() {
     rootKind = .null
     textIsInput = true
+    isEnvelopeValue = false
     blobs.removeAll()
     blobExclusions.removeAll()
     entries.removeAll()
