@@ -5,7 +5,8 @@
 //    engine's buffers at 16 bytes (every boundary crossed) as at their usual sizes; and the same
 //    again when the input is read from a descriptor, as the command reads it (`read(2)` of 1 and
 //    7 bytes, 16-byte buffers, and -j 2 with batches of 3 bytes);
-//  - when the input is valid JSON, every output line is valid JSON;
+//  - when the input is valid JSON, every output line is valid JSON (envelopes and _bulk_docs
+//    bodies included: a rejected element leaves with its comma, a malformed envelope is closed);
 //  - for documents without a top-level "_attachments": pull(push(d)) == pull(d) (d compacted)
 //    and push(push(d)) == push(d).
 import CYajl
@@ -89,8 +90,27 @@ private func lines(_ output: [UInt8]) -> [ArraySlice<UInt8>] {
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let input = Array(UnsafeBufferPointer(start: data, count: size))
   let valid = input.withUnsafeBytes { isValidJSONStream($0) }
-  for mode in [Mode.push, .pull, .list, .check] {
-    let options = ConversionOptions(mode: mode, keepGoing: true)
+  var variants = [Mode.push, .pull, .list, .check].map {
+    ConversionOptions(mode: $0, keepGoing: true)
+  }
+  // Envelopes, the list framing with a path, and _bulk_docs bodies.
+  for path in [DocumentPath.changes, .bulkGet, DocumentPath(steps: [.member("doc")])] {
+    for mode in [Mode.push, .pull, .check] {
+      variants.append(ConversionOptions(mode: mode, documents: path, keepGoing: true))
+    }
+  }
+  variants.append(
+    ConversionOptions(
+      mode: .push, framing: .list, documents: DocumentPath(steps: [.member("doc")]),
+      keepGoing: true))
+  variants.append(
+    ConversionOptions(
+      mode: .push, documents: .bulkDocs, bulkDocs: BulkDocsOutput(documentsPerBody: 2),
+      keepGoing: true))
+  for options in variants {
+    let mode =
+      "\(options.mode) \(options.framing) \(options.documents)"
+      + (options.bulkDocs == nil ? "" : " --bulk-docs")
     let whole = LegacyAttachments.convertStream(input, options: options)
     for chunk in [1, 2, 3, 7] {
       for capacities in [EngineCapacities.standard, .tiny] {
@@ -110,7 +130,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
       check(read.rejects == whole.rejects, "\(mode) rejects differ when \(how)")
       check(read.diagnostics == whole.diagnostics, "\(mode) diagnostics differ when \(how)")
     }
-    if valid {
+    if valid && options.framing == .lines {
       for line in lines(whole.output) {
         check(line.withUnsafeBytes { isValidJSONStream($0) }, "\(mode) wrote invalid JSON")
       }

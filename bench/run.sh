@@ -52,15 +52,19 @@ else
 fi
 small=$out/$tag-tenth.ndjson
 pushed=$out/$tag-pushed.ndjson
+changes=$out/$tag-changes.json
 head -c $(( $(stat -c %s "$corpus") / 10 )) "$corpus" | sed '$d' > "$small"
 "$bin" --push -j 1 "$corpus" > "$pushed"
+# The same documents as one Sync Gateway _changes response body (one JSON value).
+python3 bench/make_changes.py < "$corpus" > "$changes"
+bytes_changes=$(stat -c %s "$changes")
 bytes_corpus=$(stat -c %s "$corpus")
 bytes_small=$(stat -c %s "$small")
 bytes_pushed=$(stat -c %s "$pushed")
 
 # name | input bytes | command (reads its input itself, output to /dev/null)
 names=(json_verify json_reformat yajl-no-callbacks yajl-empty-callbacks push-j1 pull-j1
-  "push-j$jobs" "pull-j$jobs" jq python)
+  "push-j$jobs" "pull-j$jobs" push-changes pull-changes jq python)
 declare -A cmd size samples
 cmd[json_verify]="json_verify -q -s < $corpus"
 cmd[json_reformat]="json_reformat -m -s < $corpus > /dev/null"
@@ -70,12 +74,16 @@ cmd[push-j1]="$bin --push -j 1 $corpus > /dev/null"
 cmd[pull-j1]="$bin --pull -j 1 $pushed > /dev/null"
 cmd[push-j$jobs]="$bin --push -j $jobs $corpus > /dev/null"
 cmd[pull-j$jobs]="$bin --pull -j $jobs $pushed > /dev/null"
+cmd[push-changes]="$bin --push --format changes $changes > /dev/null"
+cmd[pull-changes]="$bin --pull --format changes $changes > /dev/null"
 cmd[jq]="jq -c -f bench/push.jq $small > /dev/null"
 cmd[python]="python3 bench/push.py < $small > /dev/null"
 for name in json_verify json_reformat yajl-no-callbacks yajl-empty-callbacks push-j1 "push-j$jobs"; do
   size[$name]=$bytes_corpus
 done
 for name in pull-j1 "pull-j$jobs"; do size[$name]=$bytes_pushed; done
+size[push-changes]=$bytes_changes
+size[pull-changes]=$bytes_changes
 size[jq]=$bytes_small
 size[python]=$bytes_small
 
@@ -118,6 +126,12 @@ printf '| push-j1 / jq | %s | >= 50x |\n' "$(ratio push-j1 jq)"
 printf '| push-j1 / python | %s | |\n' "$(ratio push-j1 python)"
 printf '| push-j%s / push-j1 | %s | >= 1.6x with 2 jobs |\n' "$jobs" "$(ratio "push-j$jobs" push-j1)"
 printf '| pull-j%s / pull-j1 | %s | |\n' "$jobs" "$(ratio "pull-j$jobs" pull-j1)"
+printf '| push --format changes / push-j1 (per input byte) | %s | >= 0.95x |\n' \
+  "$(ratio push-changes push-j1)"
+# The same documents: the time of lines over the time of the envelope.
+printf '| push --format changes / push-j1 (per document: time of lines / time of changes) | %s | |\n' \
+  "$(awk -v a="${rate[push-changes]}" -v b="${rate[push-j1]}" -v ca="$bytes_changes" -v cb="$bytes_corpus" \
+    'BEGIN {printf "%.2fx", (a / ca) / (b / cb)}')"
 
 "$bin" --push -j "$jobs" "$corpus" | cmp -s - <("$bin" --push -j 1 "$corpus") \
   && echo "push -j $jobs output is byte-identical to -j 1" \
@@ -128,12 +142,15 @@ if [ "$callgrind" = 1 ]; then
   head -c 10485760 "$corpus" | sed '$d' > "$out/$tag-10mib.ndjson"
   "$bin" --push -j 1 "$out/$tag-10mib.ndjson" > "$out/$tag-10mib-pushed.ndjson"
   printf '\n| instructions (callgrind, -j 1) | input | instructions |\n|---|---:|---:|\n'
-  for mode in push pull; do
+  python3 bench/make_changes.py < "$out/$tag-10mib.ndjson" > "$out/$tag-10mib-changes.json"
+  for mode in push pull changes; do
     input="$out/$tag-10mib.ndjson"
+    args=(--"$mode" -j 1)
     [ "$mode" = pull ] && input="$out/$tag-10mib-pushed.ndjson"
-    valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.$mode" "$bin" --"$mode" -j 1 \
+    [ "$mode" = changes ] && { input="$out/$tag-10mib-changes.json"; args=(--push --format changes); }
+    valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.$mode" "$bin" "${args[@]}" \
       "$input" > /dev/null 2> "$out/callgrind.$mode.log"
-    printf '| %s | %s bytes | %s |\n' "$mode" "$(stat -c %s "$input")" \
+    printf '| %s | %s bytes | %s |\n' "${args[*]}" "$(stat -c %s "$input")" \
       "$(sed -n 's/.*Collected : //p' "$out/callgrind.$mode.log")"
   done
 fi
@@ -150,6 +167,8 @@ printf '\n| memory | peak RSS | target |\n|---|---:|---:|\n'
 printf '| push -j 1, %s MiB stream (corpus x%s via a pipe) | %s MiB | <= 64 MiB |\n' \
   "$((repeat * $(stat -c %s "$generated") / 1048576))" "$repeat" "$(( $(rss "$gib_cmd") / 1024 ))"
 printf '| push -j %s, same stream | %s MiB | |\n' "$jobs" "$(( $(rss "$gib_jobs_cmd") / 1024 ))"
+printf '| push --format changes, one _changes body of %s MiB | %s MiB | < 64 MiB |\n' \
+  "$((bytes_changes / 1048576))" "$(( $(rss "$bin --push --format changes $changes") / 1024 ))"
 single_kb=$(rss "$bin --push $single")
 printf '| push, one document of %s MiB | %s MiB (%sx its size) | < 4x |\n' \
   "$((bytes_single / 1048576))" "$((single_kb / 1024))" \

@@ -21,8 +21,15 @@ let helpText = """
         --naming NAMING    jsonpath ($.a.b[2], the default) or litecore (blob_/a/b/2, with
                            "stub":true and "revpos", as Couchbase Lite 2.1+ sends)
         --revpos N         the revpos of litecore entries (default: the _rev generation, or 1)
-        --format FORMAT    lines (default: whitespace-separated documents, NDJSON) or list
-                           (one JSON array of documents, as cbexport --format list writes)
+        --format FORMAT    lines (default: whitespace-separated documents, NDJSON), list
+                           (one JSON array of documents, as cbexport --format list writes),
+                           or a REST API body, converted in place: changes (.results[].doc),
+                           all-docs (.rows[].doc), bulk-docs (.docs[]), bulk-get
+                           (.results[].docs[].ok, CouchDB's JSON)
+        --docs PATH        where the documents are in each input value: a jq path of .NAME,
+                           ."any key" and [] steps (.doc for a continuous _changes feed)
+        --bulk-docs N      write _bulk_docs request bodies of N documents, one per line
+        --new-edits false  with --bulk-docs: bodies end with "new_edits":false
     -k, --keep-going       report a bad document and go on with the next (default: stop)
         --rejects FILE     save each bad document's original text to FILE (implies -k)
         --strict           treat warnings as errors (a blob without a digest, an entry
@@ -40,8 +47,11 @@ let helpText = """
 
   Examples:
     cbl-attachments --push dump.ndjson > for-sync-gateway.ndjson
-    curl -s 'http://sg:4985/db/_changes?include_docs=true' \\
-      | jq -c '.results[].doc' | cbl-attachments --pull
+    curl -sS 'http://sg:4985/db/_changes?include_docs=true' \\
+      | cbl-attachments --pull --format changes
+    cbl-attachments --push --naming litecore --bulk-docs 500 dump.ndjson \\
+      | parallel --pipe -N1 curl -sS -H 'Content-Type: application/json' \\
+          --data-binary @- http://sg:4985/db/_bulk_docs
     cbl-attachments --list dump.ndjson | jq -s 'group_by(.digest) | map(select(length > 1))'
 
   Full documentation: man cbl-attachments (in the source tree: man -l man/cbl-attachments.1)

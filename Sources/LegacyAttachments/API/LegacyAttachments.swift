@@ -22,13 +22,16 @@ public enum LegacyAttachments {
     try convert(document, options: ConversionOptions(mode: .pull)).bytes
   }
 
-  /// Converts exactly one document with `options` (framing, keep-going and rejects do not
-  /// apply). Errors (and, with `strict`, warnings) are thrown; warnings are returned.
+  /// Converts exactly one document with `options` (framing, the document path, `_bulk_docs`
+  /// bodies, keep-going and rejects do not apply). Errors (and, with `strict`, warnings) are
+  /// thrown; warnings are returned.
   public static func convert(_ document: [UInt8], options: ConversionOptions) throws(DocumentError)
     -> ConvertedDocument
   {
     var single = options
     single.framing = .lines
+    single.documents = .root
+    single.bulkDocs = nil
     single.keepGoing = false
     let result = convertStream(document, options: single)
     if let error = result.diagnostics.first(where: { $0.severity == .error }) {
