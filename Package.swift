@@ -12,9 +12,15 @@ let package = Package(
       name: "CYajl",
       providers: [.apt(["libyajl-dev"])]
     ),
+    // OpenSSL's libcrypto: SHA-1, MD5 and base64 for attachment bodies (README, "Attachment
+    // bodies", says why this one and not nettle).
+    .systemLibrary(
+      name: "CCrypto",
+      providers: [.apt(["libssl-dev"])]
+    ),
     .target(
       name: "LegacyAttachments",
-      dependencies: ["CYajl"]
+      dependencies: ["CYajl", "CCrypto"]
     ),
     .executableTarget(
       name: "cbl-attachments",

@@ -19,6 +19,14 @@ enum CommandMessages {
     "\(program): \(error.target): error: write failed: \(error)"
   }
 
+  static func blobUnreadable(_ error: IOError) -> String {
+    "\(program): \(error.target): error: cannot read from the blob store: \(error); stopping"
+  }
+
+  static func blobNotStored(_ error: IOError) -> String {
+    "\(program): \(error.target): error: cannot store in the blob store: \(error); stopping"
+  }
+
   static func rejectsIsInput(_ path: String, input: String) -> String {
     "\(program): \(path): error: the rejects file is also an input (\(input)); refusing to"
       + " overwrite it"

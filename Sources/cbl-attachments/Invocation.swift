@@ -35,6 +35,8 @@ extension Invocation {
     var namedFormat: String? = nil
     var bulkDocs: Int? = nil
     var newEdits: Bool? = nil
+    var blobsPath: String? = nil
+    var missingBlobs: MissingBlobs? = nil
     var index = 0
     var optionsEnded = false
 
@@ -133,6 +135,16 @@ extension Invocation {
             message: "--bulk-docs must be a whole number from 1 to 1000000, not '\(text)'")
         }
         bulkDocs = number
+      case "--blobs":
+        let text = try value(for: name, inline: inline)
+        guard !text.isEmpty else { throw UsageError(message: "--blobs needs a directory") }
+        blobsPath = text
+      case "--missing-blobs":
+        let text = try value(for: name, inline: inline)
+        guard let parsed = MissingBlobs(rawValue: text) else {
+          throw UsageError(message: "--missing-blobs must be error or stub, not '\(text)'")
+        }
+        missingBlobs = parsed
       case "--new-edits":
         let text = try value(for: name, inline: inline)
         guard text == "false" || text == "true" else {
@@ -188,6 +200,15 @@ extension Invocation {
             + " path (\(namedEnvelopes[namedFormat]!)); use --format lines or list with --docs")
       }
       invocation.options.documents = path
+    }
+    if let missingBlobs {
+      guard blobsPath != nil, invocation.options.mode == .push else {
+        throw UsageError(message: "--missing-blobs applies to --push with --blobs only")
+      }
+      _ = missingBlobs
+    }
+    if let blobsPath {
+      invocation.options.blobs = BlobStoreOptions(path: blobsPath, missing: missingBlobs ?? .error)
     }
     if newEdits != nil && bulkDocs == nil {
       throw UsageError(message: "--new-edits applies to --bulk-docs only")

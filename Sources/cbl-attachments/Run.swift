@@ -25,6 +25,15 @@ struct Run {
         return 2
       }
     }
+    if let blobs = invocation.options.blobs {
+      // The store is checked before any input is read (pull may make its last level).
+      do {
+        try BlobStoreOptions.check(blobs, creating: invocation.options.mode == .pull)
+      } catch {
+        printError("\(program): \(error)")
+        return 2
+      }
+    }
     if invocation.options.mode == .pull && invocation.options.bulkDocs != nil {
       // Sync Gateway keeps no attachment that is only a blob: pulled documents lose them there.
       let strict = invocation.options.strict

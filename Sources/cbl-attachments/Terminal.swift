@@ -28,6 +28,10 @@ func exitForWriteError(_ error: IOError) -> Never {
     signal(SIGPIPE, SIG_DFL)
     raise(SIGPIPE)
   }
-  printError(CommandMessages.writeFailed(error))
+  switch error.operation {
+  case .readBlob: printError(CommandMessages.blobUnreadable(error))
+  case .storeBlob: printError(CommandMessages.blobNotStored(error))
+  default: printError(CommandMessages.writeFailed(error))
+  }
   exit(2)
 }

@@ -29,6 +29,18 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     case entryNotObject = "entry-not-object"
     /// `--check`: an entry without its bytes and without a numeric `length`.
     case entryWithoutLength = "entry-without-length"
+    /// `--blobs`: the blob store has no file for a digest.
+    case blobMissing = "blob-missing"
+    /// `--blobs`: a file's bytes are not its digest's (or a `data` member's are not).
+    case blobCorrupt = "blob-corrupt"
+    /// `--blobs`: a body's size is not its `length`.
+    case lengthMismatch = "length-mismatch"
+    /// `--blobs`: a `data` member's bytes do not match the entry's digest.
+    case dataMismatch = "data-mismatch"
+    /// `--blobs`: an entry's bytes are encoded (gzip) and are not carried; it stays.
+    case encodedKept = "encoded-kept"
+    /// `--blobs`: the blob store could not be read or written (the run ends).
+    case blobStoreFailed = "blob-store-failed"
   }
 
   public var severity: Severity

@@ -86,6 +86,7 @@ public enum LegacyAttachments {
     result.outcome = engine.finishReading()
     engine.finishOutput()
     collect()
+    result.failure = engine.fatalFailure
     result.statistics = engine.statistics
     result.statistics.bytesOut = result.output.count
     return result
@@ -114,4 +115,6 @@ public struct StreamResult: Sendable, Equatable {
   public var diagnostics: [Diagnostic] = []
   public var statistics = Statistics()
   public var outcome: InputOutcome = .completed
+  /// A failure of the blob store (`--blobs`) that ended the conversion.
+  public var failure: IOError? = nil
 }

@@ -56,6 +56,8 @@ public struct ConversionOptions: Sendable, Equatable {
   public var documents: DocumentPath
   /// Write `_bulk_docs` request bodies instead of the envelopes (push and pull only).
   public var bulkDocs: BulkDocsOutput?
+  /// The Couchbase Lite blob store that attachment bytes are carried to and from (`--blobs`).
+  public var blobs: BlobStoreOptions?
   /// Report a bad document and go on with the next one, instead of stopping.
   public var keepGoing: Bool
   /// Treat warnings (a blob without a digest, an entry kept for its bytes) as errors that reject
@@ -64,8 +66,8 @@ public struct ConversionOptions: Sendable, Equatable {
 
   public init(
     mode: Mode, naming: Naming = .jsonpath, revpos: Int? = nil, framing: Framing = .lines,
-    documents: DocumentPath = .root, bulkDocs: BulkDocsOutput? = nil, keepGoing: Bool = false,
-    strict: Bool = false
+    documents: DocumentPath = .root, bulkDocs: BulkDocsOutput? = nil,
+    blobs: BlobStoreOptions? = nil, keepGoing: Bool = false, strict: Bool = false
   ) {
     self.mode = mode
     self.naming = naming
@@ -73,6 +75,7 @@ public struct ConversionOptions: Sendable, Equatable {
     self.framing = framing
     self.documents = documents
     self.bulkDocs = bulkDocs
+    self.blobs = blobs
     self.keepGoing = keepGoing
     self.strict = strict
   }

@@ -109,9 +109,11 @@ final class ConversionEngine {
 
   /// `keepsRejects`: whether rejected text is kept for the caller, or only counted (and its
   /// extent reported as skipped).
+  /// `store`: the blob store of `--blobs`, shared by the threads of a run (made here when the
+  /// options name one and none is given).
   init(
     options: ConversionOptions, keepsRejects: Bool = true,
-    capacities: EngineCapacities = .standard
+    capacities: EngineCapacities = .standard, store: BlobStore? = nil
   ) {
     self.options = options
     window = InputWindow(capacity: capacities.input)
@@ -123,7 +125,8 @@ final class ConversionEngine {
         scanner: DocumentScanner(
           options: options, view: window.view, textCapacity: capacities.text),
         handler: DocumentHandler(
-          options: options, keepsRejects: keepsRejects, outputCapacity: capacities.output)))
+          options: options, keepsRejects: keepsRejects, outputCapacity: capacities.output,
+          store: store ?? options.blobs.map { BlobStore(options: $0) })))
     parser = YajlParser(
       callbacks: callbacks, context: UnsafeMutableRawPointer(context), validateUTF8: false)
     context.pointee.scanner.handle = parser.handle
@@ -143,6 +146,9 @@ final class ConversionEngine {
     case .brokenFraming: .abandoned
     }
   }
+
+  /// A failure of the blob store that ended the run (status 2), once one happened.
+  var fatalFailure: IOError? { context.pointee.handler.fatalFailure }
 
   var statistics: Statistics {
     get { context.pointee.handler.results.statistics }

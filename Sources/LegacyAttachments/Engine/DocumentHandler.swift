@@ -24,12 +24,20 @@ struct DocumentHandler: ~Copyable {
   var framer: Framer
   var results: Results
   var lines = LineCounter()
-  /// The problems of the document being handled (kept for their memory).
+  /// The problems of the document being handled (kept for their memory), and those found
+  /// while it was written.
   private var problems: [Problem] = []
+  private var writeProblems: [Problem] = []
+  /// Whether writing a document can fail (attachment bodies are carried): its output is then
+  /// taken back when it does.
+  private let writesCanFail: Bool
+  /// A failure of the blob store that ends the run, once one happened.
+  private(set) var fatalFailure: IOError? = nil
 
-  init(options: ConversionOptions, keepsRejects: Bool, outputCapacity: Int) {
+  init(options: ConversionOptions, keepsRejects: Bool, outputCapacity: Int, store: BlobStore?) {
     self.options = options
-    writer = ModeWriter(options: options)
+    writer = ModeWriter(options: options, store: store)
+    writesCanFail = store != nil && (options.mode == .push || options.mode == .pull)
     self.keepsRejects = keepsRejects
     framer = Framer(options: options)
     results = Results(outputCapacity: outputCapacity)
@@ -98,52 +106,76 @@ struct DocumentHandler: ~Copyable {
           statistics: &results.statistics)
       }
       if document.isObject {
-        writer.write(
+        _ = writer.write(
           document, text: text, line: line, to: &results.output, statistics: &results.statistics,
-          workspace: &workspace)
+          workspace: &workspace, problems: &writeProblems)
       }
       if results.statistics.rows > rowsBefore { results.statistics.errors += 1 }
       if error != nil && keepsRejects {
         results.addReject(view.bytes(from: document.start, to: document.end), ends: true)
       }
     } else if let error {
-      // A rejected document is reported once, with its first error; its warnings do not matter.
-      var diagnostic = makeDiagnostic(error, documentID: identifier(of: document, text), view)
-      if !framer.documentIsElement && continuesAfterBadDocument {
-        // It leaves with the array element that holds it, reported when that ends.
-        framer.rejectUnit(with: diagnostic, results: &results)
-        framer.valueEnded(at: document.end, results: &results)
-        return true
-      }
-      let stops = !continuesAfterBadDocument
-      // The envelope's output is closed before anything of the stop is recorded.
-      if stops { _ = framer.abandon(results: &results) }
-      results.statistics.errors += 1
-      if reportsSkippedInput {
-        diagnostic.message += Messages.skipped(
-          from: lines.position(of: document.start, in: view),
-          to: lines.position(of: document.end - 1, in: view))
-      }
-      // The message first: if the rejects file fails, the document it could not save has been
-      // reported. (A skipped stretch is reported after its text: its extent is known last.)
-      results.report(diagnostic)
-      reject(view.bytes(from: document.start, to: document.end), ends: true)
-      if stops { return false }
-      framer.valueEnded(at: document.end, written: false, results: &results)
-      return true
+      return rejectDocument(document, error, text: text, view: view)
     } else {
+      let mark = writesCanFail ? framer.documentMark(results) : nil
       for problem in problems {
         results.report(makeDiagnostic(problem, documentID: identifier(of: document, text), view))
         results.statistics.warnings += 1
       }
       framer.beginDocumentOutput(results: &results)
-      writer.write(
+      if !writeProblems.isEmpty { writeProblems.removeAll(keepingCapacity: true) }
+      let failure = writer.write(
         document, text: text, line: line, to: &results.output, statistics: &results.statistics,
-        workspace: &workspace)
+        workspace: &workspace, problems: &writeProblems)
+      if let mark, let error = writeProblems.first(where: { $0.severity == .error }) {
+        // A body could not be carried: what was written of the document is taken back, and it
+        // is rejected like any other.
+        framer.rollbackDocument(to: mark, results: &results)
+        fatalFailure = failure
+        let goesOn = rejectDocument(document, error, text: text, view: view)
+        return goesOn && failure == nil
+      }
       framer.endDocumentOutput(results: &results)
+      for problem in writeProblems {
+        results.report(makeDiagnostic(problem, documentID: identifier(of: document, text), view))
+        results.statistics.warnings += 1
+      }
     }
     workspace.hasDocumentPath = false
     framer.valueEnded(at: document.end, results: &results)
+    return true
+  }
+
+  /// Rejects a document for `error`: alone, or with the array element that holds it, or, without
+  /// `--keep-going`, ending the run. Returns whether the run goes on.
+  private mutating func rejectDocument(
+    _ document: borrowing ScannedDocument, _ error: Problem, text: UnsafeBufferPointer<UInt8>,
+    view: InputView
+  ) -> Bool {
+    // A rejected document is reported once, with its first error; its warnings do not matter.
+    var diagnostic = makeDiagnostic(error, documentID: identifier(of: document, text), view)
+    workspace.hasDocumentPath = false
+    if !framer.documentIsElement && continuesAfterBadDocument {
+      // It leaves with the array element that holds it, reported when that ends.
+      framer.rejectUnit(with: diagnostic, results: &results)
+      framer.valueEnded(at: document.end, results: &results)
+      return true
+    }
+    let stops = !continuesAfterBadDocument
+    // The envelope's output is closed before anything of the stop is recorded.
+    if stops { _ = framer.abandon(results: &results) }
+    results.statistics.errors += 1
+    if reportsSkippedInput {
+      diagnostic.message += Messages.skipped(
+        from: lines.position(of: document.start, in: view),
+        to: lines.position(of: document.end - 1, in: view))
+    }
+    // The message first: if the rejects file fails, the document it could not save has been
+    // reported. (A skipped stretch is reported after its text: its extent is known last.)
+    results.report(diagnostic)
+    reject(view.bytes(from: document.start, to: document.end), ends: true)
+    if stops { return false }
+    framer.valueEnded(at: document.end, written: false, results: &results)
     return true
   }
 

@@ -426,6 +426,26 @@ struct Framer: ~Copyable {
     holdBack(&results)
   }
 
+  /// Where a document's output starts, to take it back if writing it fails.
+  struct DocumentMark {
+    var mark: FramerMark
+    var pendingSeparator: StaticString?
+    var wroteValue: Bool
+  }
+
+  func documentMark(_ results: borrowing Results) -> DocumentMark {
+    DocumentMark(mark: mark(results), pendingSeparator: pendingSeparator, wroteValue: wroteValue)
+  }
+
+  /// Takes back what was written of a document since `mark` (its separator, a `_bulk_docs`
+  /// body begun for it, its text).
+  mutating func rollbackDocument(to mark: DocumentMark, results: inout Results) {
+    rollback(to: mark.mark, results: &results)
+    pendingSeparator = mark.pendingSeparator
+    wroteValue = mark.wroteValue
+    holdBack(&results)
+  }
+
   /// A document inside a unit was rejected with `diagnostic` (and the run goes on): everything
   /// of the unit is taken back, and nothing more of it is written. The error is reported when
   /// the unit ends, with its extent.

@@ -38,6 +38,55 @@ enum Messages {
       + " not a base64 string"
   }
 
+  // MARK: Attachment bodies (--blobs)
+
+  static func blobMissing(file: String, digest: String) -> String {
+    "no file \(file) in the blob store for \(digest)"
+  }
+
+  static func blobUnreadable(file: String, errno: Errno) -> String {
+    "cannot read \(file) in the blob store: \(errno)"
+  }
+
+  static func blobCorrupt(file: String, digest: String, actual: String) -> String {
+    "the blob store's file \(file) holds other bytes (\(actual)), not \(digest)"
+  }
+
+  static func lengthMismatch(file: String, size: Int, length: String) -> String {
+    "the blob store's file \(file) is \(size) bytes; length is \(length)"
+  }
+
+  /// A body that cannot be carried: `place` is `blob at $.photo` or `_attachments entry "x"`.
+  static func body(_ outcome: BodyCarrier.Outcome, place: String, digest: String) -> String {
+    switch outcome {
+    case .carried: return "\(place) (\(digest)): carried"
+    case .namesNoFile:
+      return "\(place): digest \(digest) names no file of a blob store (only sha1- digests do)"
+    case .missing(let file): return "\(place) (\(digest)): no file \(file) in the blob store"
+    case .otherBytes(let file, let actual):
+      return
+        "\(place) (\(digest)): \(file ?? "its \"data\"") holds other bytes (\(actual.description))"
+    case .otherSize(let file, let size, let length):
+      return "\(place) (\(digest)): \(file ?? "its \"data\"") is \(size) bytes; length is \(length)"
+    case .invalidBase64:
+      return "\(place): \"data\" is not base64 (RFC 4648: padded, no whitespace)"
+    case .keptExisting(let file, let size, let newSize):
+      return "\(place) (\(digest)): \(file) is already in the blob store with \(size) bytes, not"
+        + " \(newSize); it is kept as it is"
+    case .failed(let file, let errno): return "\(place) (\(digest)): \(file): \(errno)"
+    }
+  }
+
+  static func bodyStubbed(place: String, digest: String, file: String, revpos: Int) -> String {
+    "\(place) (\(digest)): no file \(file) in the blob store; the entry is a stub (revpos"
+      + " \(revpos)) without the bytes"
+  }
+
+  static func encodedKept(name: String) -> String {
+    "_attachments entry \(Diagnostic.quoted(name)) holds encoded (gzip) bytes; they are not"
+      + " stored and the entry is kept"
+  }
+
   // MARK: Framing
 
   static func noDocumentAtPath(_ path: String) -> String {

@@ -6,9 +6,12 @@
 struct CheckWriter: DocumentWriter {
   /// Builds the `_attachments` push would send, to measure it.
   private let push: PushWriter
+  /// With `--blobs`: the store whose files are checked.
+  private let store: BlobStore?
 
-  init(options: ConversionOptions) {
-    push = PushWriter(options: options)
+  init(options: ConversionOptions, store: BlobStore?) {
+    push = PushWriter(options: options, store: nil)
+    self.store = store
   }
 
   func findProblems(
@@ -34,6 +37,71 @@ struct CheckWriter: DocumentWriter {
     if attachments.isObject {
       for entry in document.entries.elements {
         findProblems(of: entry, text: text, into: &problems, workspace: &workspace)
+      }
+    }
+    if let store {
+      findStoreProblems(document, text: text, store: store, into: &problems, workspace: &workspace)
+    }
+  }
+
+  /// `--blobs`: every blob and legacy entry whose digest names a file has an intact file of the
+  /// right size.
+  private func findStoreProblems(
+    _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, store: BlobStore,
+    into problems: inout [Problem], workspace: inout WriterWorkspace
+  ) {
+    func check(
+      _ members: AttachmentMembers, offset: StreamOffset, pointer: () -> String
+    ) {
+      guard let digest = stringDigest(members, text: text),
+        let name = BlobStore.fileName(for: digest)
+      else { return }
+      workspace.bodyBuffer.reserve(1 << 20)
+      let buffer = UnsafeMutableRawBufferPointer(
+        start: workspace.bodyBuffer.base, count: workspace.bodyBuffer.capacity)
+      let file = store.path(of: name)
+      let kind: Diagnostic.Kind
+      let message: String
+      switch store.verdict(name, expected: digest, buffer: buffer) {
+      case .missing:
+        (kind, message) = (
+          .blobMissing, Messages.blobMissing(file: file, digest: digest.description)
+        )
+      case .unreadable(let errno):
+        (kind, message) = (.blobMissing, Messages.blobUnreadable(file: file, errno: errno))
+      case .corrupt(let actual):
+        (kind, message) = (
+          .blobCorrupt,
+          Messages.blobCorrupt(file: file, digest: digest.description, actual: actual.description)
+        )
+      case .intact(let size):
+        guard members.length.isPresent,
+          let length = BodyCarrier.lengthValue(
+            UnsafeBufferPointer(rebasing: text[members.length.start..<members.length.end])),
+          length != Double(size)
+        else { return }
+        (kind, message) = (
+          .lengthMismatch,
+          Messages.lengthMismatch(
+            file: file, size: size,
+            length: String(decoding: text[members.length.start..<members.length.end], as: UTF8.self)
+          )
+        )
+      }
+      problems.append(
+        Problem(kind: kind, severity: .error, offset: offset, message: message, pointer: pointer()))
+    }
+    for blob in document.blobs.elements {
+      check(blob.members, offset: blob.inputStart) {
+        String(decoding: document.name(blob.pointer), as: UTF8.self)
+      }
+    }
+    guard document.attachments.isObject else { return }
+    for entry in document.entries.elements where entry.isObject {
+      check(entry.members, offset: entry.keyOffset) {
+        var pointer = ByteBuffer(capacity: 64)
+        appendEntryPointer(entry.key, text: text, to: &pointer)
+        return String(decoding: pointer.bytes, as: UTF8.self)
       }
     }
   }
@@ -89,8 +157,9 @@ struct CheckWriter: DocumentWriter {
   /// push would write over 1 MiB.
   func write(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
-    to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace
-  ) {
+    to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace,
+    problems: inout [Problem]
+  ) -> IOError? {
     for blob in document.blobs.elements {
       guard let size = Self.numberValue(blob.members.length, text: text),
         size > Double(SyncGatewayLimits.attachmentBytes)
@@ -114,12 +183,14 @@ struct CheckWriter: DocumentWriter {
         path: workspace.path, to: &output, statistics: &statistics)
     }
     let attachments = document.attachments
-    guard attachments.count == 0 || attachments.isSingleObject else { return }
+    guard attachments.count == 0 || attachments.isSingleObject else { return nil }
     // Measured in a buffer of its own, taken out of the workspace meanwhile.
     var measured = ByteBuffer(capacity: 0)
     swap(&measured, &workspace.measured)
     measured.count = 0
-    push.appendAttachments(document, text: text, to: &measured, workspace: &workspace)
+    var unused: [Problem] = []
+    _ = push.appendAttachments(
+      document, text: text, to: &measured, workspace: &workspace, problems: &unused)
     let size = measured.count
     swap(&measured, &workspace.measured)
     if size > SyncGatewayLimits.metadataBytes {
@@ -144,6 +215,7 @@ struct CheckWriter: DocumentWriter {
         pointer: "", detail: Messages.documentTooLarge(bytes: documentSize),
         path: workspace.path, to: &output, statistics: &statistics)
     }
+    return nil
   }
 
   private func appendTooLarge(

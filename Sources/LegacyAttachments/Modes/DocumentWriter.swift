@@ -14,9 +14,14 @@ protocol DocumentWriter {
     into problems: inout [Problem], workspace: inout WriterWorkspace)
 
   /// Appends what this mode makes of `document` (which starts on input line `line`) to `output`.
+  /// What it finds only while writing (a body that does not match its digest, a missing file)
+  /// goes to `problems`: an error there rejects the document, and what was appended is taken
+  /// back. A failure of the blob store that ends the run is returned.
   func write(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
-    to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace)
+    to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace,
+    problems: inout [Problem]
+  ) -> IOError?
 }
 
 /// Scratch memory the writers work in, kept from one document to the next.
@@ -27,6 +32,8 @@ struct WriterWorkspace: ~Copyable {
   var removed = RawStack<Span>(capacity: 16)
   /// Text built to be measured, not written (`--check`).
   var measured = ByteBuffer(capacity: 1024)
+  /// Where bodies are read into from the blob store (grown to 1 MiB when first used).
+  var bodyBuffer = ByteBuffer(capacity: 0)
   /// Where the document is in its envelope (`.results[3].doc`), for rows, when the path is not
   /// `.` (``hasDocumentPath``).
   var documentPath = ByteBuffer(capacity: 64)
@@ -43,12 +50,12 @@ enum ModeWriter {
   case list(ListWriter)
   case check(CheckWriter)
 
-  init(options: ConversionOptions) {
+  init(options: ConversionOptions, store: BlobStore?) {
     switch options.mode {
-    case .push: self = .push(PushWriter(options: options))
-    case .pull: self = .pull(PullWriter(options: options))
-    case .list: self = .list(ListWriter())
-    case .check: self = .check(CheckWriter(options: options))
+    case .push: self = .push(PushWriter(options: options, store: store))
+    case .pull: self = .pull(PullWriter(options: options, store: store))
+    case .list: self = .list(ListWriter(store: store))
+    case .check: self = .check(CheckWriter(options: options, store: store))
     }
   }
 
@@ -70,25 +77,26 @@ enum ModeWriter {
 
   func write(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
-    to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace
-  ) {
+    to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace,
+    problems: inout [Problem]
+  ) -> IOError? {
     switch self {
     case .push(let writer):
       writer.write(
         document, text: text, line: line, to: &output, statistics: &statistics,
-        workspace: &workspace)
+        workspace: &workspace, problems: &problems)
     case .pull(let writer):
       writer.write(
         document, text: text, line: line, to: &output, statistics: &statistics,
-        workspace: &workspace)
+        workspace: &workspace, problems: &problems)
     case .list(let writer):
       writer.write(
         document, text: text, line: line, to: &output, statistics: &statistics,
-        workspace: &workspace)
+        workspace: &workspace, problems: &problems)
     case .check(let writer):
       writer.write(
         document, text: text, line: line, to: &output, statistics: &statistics,
-        workspace: &workspace)
+        workspace: &workspace, problems: &problems)
     }
   }
 }

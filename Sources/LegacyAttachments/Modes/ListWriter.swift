@@ -1,6 +1,9 @@
 /// `--list` (SPEC.md, "Inspection"): one NDJSON row per attachment, blob references and legacy
 /// entries alike, in document order.
 struct ListWriter: DocumentWriter {
+  /// With `--blobs`: rows say whether the store has the file (`stored`).
+  let store: BlobStore?
+
   func findProblems(
     in document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
     into problems: inout [Problem], workspace: inout WriterWorkspace
@@ -8,8 +11,9 @@ struct ListWriter: DocumentWriter {
 
   func write(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
-    to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace
-  ) {
+    to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace,
+    problems: inout [Problem]
+  ) -> IOError? {
     let blobs = document.blobs.elements
     let entries = document.entries.elements
     var blobIndex = 0
@@ -45,9 +49,23 @@ struct ListWriter: DocumentWriter {
       row.raw("length", members.length, from: text, into: &output)
       row.raw("content_type", members.contentType, from: text, into: &output)
       if let path = workspace.path { row.string("path", path, into: &output) }
+      if let store { appendStored(members, store: store, text: text, row: &row, to: &output) }
       row.end(into: &output)
       statistics.rows += 1
     }
+    return nil
+  }
+
+  /// `"stored"`: whether the store has the file the digest names (null when it names none).
+  private func appendStored(
+    _ members: AttachmentMembers, store: BlobStore, text: UnsafeBufferPointer<UInt8>,
+    row: inout RowWriter, to output: inout ByteBuffer
+  ) {
+    row.field("stored", into: &output)
+    guard let digest = stringDigest(members, text: text),
+      let name = BlobStore.fileName(for: digest)
+    else { return output.append("null") }
+    output.append(store.exists(name) ? "true" : "false")
   }
 }
 
@@ -59,4 +77,14 @@ func appendEntryPointer(
   output.append("/_attachments")
   let decoded = JSONText.decodeString(UnsafeBufferPointer(rebasing: text[key.start..<key.end]))
   decoded.withUnsafeBufferPointer { PathStyle.pointer.appendKeyStep($0, to: &output) }
+}
+
+/// The parsed digest of a blob or entry whose `digest` is a string naming a hash.
+func stringDigest(_ members: AttachmentMembers, text: UnsafeBufferPointer<UInt8>)
+  -> AttachmentDigest?
+{
+  guard members.digestIsString, members.digest.isPresent else { return nil }
+  let decoded = JSONText.decodeString(
+    UnsafeBufferPointer(rebasing: text[members.digest.start..<members.digest.end]))
+  return decoded.withUnsafeBufferPointer { AttachmentDigest($0) }
 }

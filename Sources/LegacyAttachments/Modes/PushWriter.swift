@@ -3,15 +3,24 @@
 /// Existing entries keep their place and order, except those with a synthesized name (made by an
 /// earlier push, in either naming), which are replaced; new entries follow, in document order.
 /// Without an `_attachments` member one is added as the last member.
+///
+/// With `--blobs`, every entry it makes carries the attachment's bytes (`data`, read from the
+/// store and checked against the digest and length), and so does every kept entry that has
+/// neither `data` nor `stub`; no entry gets `stub` or `revpos` then.
 struct PushWriter: DocumentWriter {
   private let naming: AttachmentNaming
   private let revpos: Int?
   private let strict: Bool
+  /// With `--blobs`: where the bytes come from, and what a missing file makes.
+  private let carrier: BodyCarrier?
+  private let missingBlobs: MissingBlobs
 
-  init(options: ConversionOptions) {
+  init(options: ConversionOptions, store: BlobStore?) {
     naming = AttachmentNaming(options.naming)
     revpos = options.revpos
     strict = options.strict
+    carrier = store.map { BodyCarrier(store: $0) }
+    missingBlobs = options.blobs?.missing ?? .error
   }
 
   func findProblems(
@@ -36,49 +45,89 @@ struct PushWriter: DocumentWriter {
 
   func write(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
-    to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace
-  ) {
+    to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace,
+    problems: inout [Problem]
+  ) -> IOError? {
     let made = Self.entriesMade(document)
     let attachments = document.attachments
     if attachments.count == 0 {
-      guard made > 0 else { return output.append(text) }
+      guard made > 0 else {
+        output.append(text)
+        return nil
+      }
       statistics.entriesAdded += made
       output.append(UnsafeBufferPointer(rebasing: text.dropLast()))
       output.append(",\"_attachments\":")
-      appendAttachments(document, text: text, to: &output, workspace: &workspace)
+      let failure = appendAttachments(
+        document, text: text, to: &output, workspace: &workspace, problems: &problems)
       output.append(UInt8(ascii: "}"))
-      return
+      return failure
     }
     // A non-object `_attachments` with blobs was rejected; without blobs it stays as it is.
-    guard attachments.isObject else { return output.append(text) }
+    guard attachments.isObject else {
+      output.append(text)
+      return nil
+    }
     let replaced = collectReplaced(document, text: text, workspace: &workspace)
-    guard made > 0 || replaced > 0 else { return output.append(text) }
+    let fillsEntries =
+      carrier != nil
+      && document.entries.elements.contains { needsBytes($0, text: text, workspace: &workspace) }
+    guard made > 0 || replaced > 0 || fillsEntries else {
+      output.append(text)
+      return nil
+    }
     statistics.entriesAdded += made
     statistics.entriesRemoved += replaced
     output.append(UnsafeBufferPointer(rebasing: text[..<attachments.value.start]))
-    appendAttachments(document, text: text, to: &output, workspace: &workspace, collected: true)
+    let failure = appendAttachments(
+      document, text: text, to: &output, workspace: &workspace, collected: true,
+      problems: &problems)
     output.append(UnsafeBufferPointer(rebasing: text[attachments.value.end...]))
+    return failure
+  }
+
+  /// With `--blobs`: whether a kept real entry must get its bytes from the store (it has
+  /// neither `data` nor `"stub":true`, and is not encoded).
+  private func needsBytes(
+    _ entry: LegacyEntry, text: UnsafeBufferPointer<UInt8>, workspace: inout WriterWorkspace
+  ) -> Bool {
+    entry.isObject && !entry.members.data.isPresent && !entry.members.isStub
+      && !entry.members.isEncoded
+      && !Self.isSynthesized(key: entry.key, in: text, scratch: &workspace.scratch)
   }
 
   /// Appends the `_attachments` object push writes: the existing entries it keeps, then one
   /// synthesized entry per blob with a digest. (`--check` measures it too.) `collected`: the
-  /// entries it replaces are already in the workspace.
+  /// entries it replaces are already in the workspace. With `--blobs` the bytes go in too; what
+  /// keeps a body out goes to `problems`, and a failure of the store is returned.
   func appendAttachments(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
-    to output: inout ByteBuffer, workspace: inout WriterWorkspace, collected: Bool = false
-  ) {
+    to output: inout ByteBuffer, workspace: inout WriterWorkspace, collected: Bool = false,
+    problems: inout [Problem]
+  ) -> IOError? {
     output.append(UInt8(ascii: "{"))
     var splicer = MemberSplicer()
+    var failure: IOError? = nil
     if document.attachments.isSingleObject {
       if !collected { _ = collectReplaced(document, text: text, workspace: &workspace) }
       let value = document.attachments.value
-      splicer.append(
-        text.baseAddress!, from: value.start + 1, to: value.end - 1,
-        excluding: workspace.removed.elements, to: &output)
+      if let carrier {
+        failure = appendKeptEntries(
+          document, text: text, carrier: carrier, splicer: &splicer, to: &output,
+          workspace: &workspace, problems: &problems)
+      } else {
+        splicer.append(
+          text.baseAddress!, from: value.start + 1, to: value.end - 1,
+          excluding: workspace.removed.elements, to: &output)
+      }
     }
-    let generation =
-      naming.writesStubAndRevpos
-      ? (revpos ?? Self.revisionGeneration(document, text, scratch: &workspace.scratch)) : 0
+    var generation: Int? = nil
+    func revisionGeneration(_ workspace: inout WriterWorkspace) -> Int {
+      if let generation { return generation }
+      let value = revpos ?? Self.revisionGeneration(document, text, scratch: &workspace.scratch)
+      generation = value
+      return value
+    }
     let exclusions = document.blobExclusions.elements
     for blob in document.blobs.elements where blob.members.digestIsString {
       splicer.beginMember(in: &output)
@@ -97,10 +146,135 @@ struct PushWriter: DocumentWriter {
         excluding: UnsafeBufferPointer(
           rebasing: exclusions[blob.exclusions.start..<blob.exclusions.end]),
         to: &output)
-      naming.appendEntryTail(revpos: generation, needsComma: members.wroteAny, to: &output)
+      if let carrier {
+        let place = "blob at " + document.nameString(of: blob)
+        let outcome = carryBody(
+          blob.members, text: text, carrier: carrier, needsComma: members.wroteAny,
+          to: &output, workspace: &workspace)
+        if let stubbed = record(
+          outcome, place: place, members: blob.members, offset: blob.inputStart, text: text,
+          into: &problems, failure: &failure)
+        {
+          let revision = revisionGeneration(&workspace)
+          if members.wroteAny { output.append(UInt8(ascii: ",")) }
+          output.append("\"stub\":true,\"revpos\":")
+          output.appendDecimal(revision)
+          problems.append(
+            Problem(
+              kind: .blobMissing, severity: strict ? .error : .warning, offset: blob.inputStart,
+              message: Messages.bodyStubbed(
+                place: place, digest: digestText(blob.members, text), file: stubbed,
+                revpos: revision), pointer: ""))
+        }
+      } else if naming.writesStubAndRevpos {
+        naming.appendEntryTail(
+          revpos: revisionGeneration(&workspace), needsComma: members.wroteAny, to: &output)
+      }
       output.append(UInt8(ascii: "}"))
     }
     output.append(UInt8(ascii: "}"))
+    return failure
+  }
+
+  /// With `--blobs`: the kept entries one by one, each that needs its bytes given them.
+  private func appendKeptEntries(
+    _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
+    carrier: BodyCarrier, splicer: inout MemberSplicer, to output: inout ByteBuffer,
+    workspace: inout WriterWorkspace, problems: inout [Problem]
+  ) -> IOError? {
+    var failure: IOError? = nil
+    let base = text.baseAddress!
+    var replaced = 0
+    let removed = workspace.removed.elements
+    for entry in document.entries.elements {
+      if replaced < removed.count && removed[replaced].start == entry.member.start {
+        replaced += 1
+        continue
+      }
+      splicer.beginMember(in: &output)
+      guard needsBytes(entry, text: text, workspace: &workspace) else {
+        output.append(base + entry.member.start, count: entry.member.count)
+        continue
+      }
+      output.append(base + entry.member.start, count: entry.member.count - 1)
+      let outcome = carryBody(
+        entry.members, text: text, carrier: carrier, needsComma: entry.value.count > 2,
+        to: &output, workspace: &workspace)
+      _ = record(
+        outcome,
+        place: "_attachments entry " + Diagnostic.quoted(document.string(entry.key, in: text)),
+        members: entry.members, offset: entry.keyOffset, text: text, into: &problems,
+        failure: &failure, stubs: false)
+      output.append(UInt8(ascii: "}"))
+    }
+    return failure
+  }
+
+  /// Puts a body in: a blob's inline `data` is only checked; otherwise the store's file is
+  /// read into a `data` member.
+  private func carryBody(
+    _ members: AttachmentMembers, text: UnsafeBufferPointer<UInt8>, carrier: BodyCarrier,
+    needsComma: Bool, to output: inout ByteBuffer, workspace: inout WriterWorkspace
+  ) -> BodyCarrier.Outcome {
+    let digest = stringDigest(members, text: text)
+    let length =
+      members.length.isPresent
+      ? UnsafeBufferPointer(rebasing: text[members.length.start..<members.length.end]) : nil
+    if members.data.isPresent {
+      guard let digest else { return .namesNoFile }
+      guard members.dataKind == .string else { return .invalidBase64 }
+      return BodyCarrier.checkInline(
+        data: UnsafeBufferPointer(rebasing: text[members.data.start..<members.data.end]),
+        digest: digest, length: length)
+    }
+    return carrier.appendData(
+      digest: digest, length: length, needsComma: needsComma, to: &output,
+      buffer: &workspace.bodyBuffer)
+  }
+
+  /// Turns a body's outcome into a problem. Returns the file's path when a missing file is to
+  /// make a stub (`--missing-blobs stub`) instead.
+  private func record(
+    _ outcome: BodyCarrier.Outcome, place: String, members: AttachmentMembers,
+    offset: StreamOffset, text: UnsafeBufferPointer<UInt8>, into problems: inout [Problem],
+    failure: inout IOError?, stubs: Bool = true
+  ) -> String? {
+    let kind: Diagnostic.Kind
+    switch outcome {
+    case .carried, .keptExisting:
+      return nil
+    case .missing(let file):
+      if stubs && missingBlobs == .stub { return file }
+      kind = .blobMissing
+    case .namesNoFile:
+      kind = .blobMissing
+    case .otherBytes:
+      kind = .blobCorrupt
+    case .otherSize:
+      kind = .lengthMismatch
+    case .invalidBase64:
+      kind = .invalidData
+    case .failed(let file, let errno):
+      kind = .blobStoreFailed
+      if failure == nil { failure = IOError(operation: .readBlob, errno: errno, target: file) }
+    }
+    problems.append(
+      Problem(
+        kind: kind, severity: .error, offset: offset,
+        message: Messages.body(outcome, place: place, digest: digestText(members, text)),
+        pointer: ""))
+    return nil
+  }
+
+  /// The digest as written, decoded, for messages.
+  private func digestText(_ members: AttachmentMembers, _ text: UnsafeBufferPointer<UInt8>)
+    -> String
+  {
+    guard members.digest.isPresent else { return "no digest" }
+    return String(
+      decoding: JSONText.decodeString(
+        UnsafeBufferPointer(rebasing: text[members.digest.start..<members.digest.end])),
+      as: UTF8.self)
   }
 
   /// Blob references that get an entry (those with a string digest).

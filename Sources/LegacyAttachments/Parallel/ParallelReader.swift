@@ -62,7 +62,7 @@ extension StreamConverter {
     throws(IOError) -> InputOutcome
   {
     let local = ConversionEngine(
-      options: options, keepsRejects: rejects != nil, capacities: capacities)
+      options: options, keepsRejects: rejects != nil, capacities: capacities, store: store)
     var reader = BatchReader(batchBytes: batchBytes)
     var submitted = 0
     var written = 0
@@ -88,6 +88,7 @@ extension StreamConverter {
       carry = result.carry.map { ($0, result.carryStart) }
       written += 1
       try deliver(result)
+      if let failure = result.fatalFailure { throw failure }
       // The documents of a batch count once it is written (reads run ahead of them).
       progressHandler?(total, statistics)
       return (result.outcome, batch.isLast)

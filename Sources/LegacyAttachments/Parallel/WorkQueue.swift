@@ -29,6 +29,8 @@ struct BatchResult: Sendable {
   /// A document that continues into the next batch: its bytes and where it starts.
   var carry: [UInt8]? = nil
   var carryStart = TextPosition(line: 1, column: 1)
+  /// A failure of the blob store that ended the run.
+  var fatalFailure: IOError? = nil
 }
 
 /// Converts one batch with `engine` (fresh batch state, results collected), after the bytes of
@@ -54,6 +56,7 @@ func convertBatch(
     }
   }
   engine.moveResults(into: &result)
+  result.fatalFailure = engine.fatalFailure
   result.statistics = engine.statistics
   result.statistics.bytesIn = 0
   return result
@@ -78,8 +81,14 @@ final class WorkQueue: @unchecked Sendable {
   let options: ConversionOptions
   let keepsRejects: Bool
   let capacities: EngineCapacities
+  /// The run's blob store, shared by the workers.
+  let store: BlobStore?
 
-  init(workers: Int, options: ConversionOptions, keepsRejects: Bool, capacities: EngineCapacities) {
+  init(
+    workers: Int, options: ConversionOptions, keepsRejects: Bool, capacities: EngineCapacities,
+    store: BlobStore? = nil
+  ) {
+    self.store = store
     self.options = options
     self.keepsRejects = keepsRejects
     self.capacities = capacities
@@ -129,7 +138,7 @@ final class WorkQueue: @unchecked Sendable {
 
   private func work() {
     let engine = ConversionEngine(
-      options: options, keepsRejects: keepsRejects, capacities: capacities)
+      options: options, keepsRejects: keepsRejects, capacities: capacities, store: store)
     mutex.withLock {
       running += 1
       runningChanged.broadcast()

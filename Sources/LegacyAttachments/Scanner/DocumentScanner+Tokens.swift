@@ -207,6 +207,8 @@ extension DocumentScanner {
     case .data:
       parent.pointee.members.data = value
       parent.pointee.members.dataKind = kind
+    case .encoding:
+      parent.pointee.members.isEncoded = true
     case .stub, .revpos:
       if parent.pointee.role == .entry {
         // Entries, for `--check`: a stub and its revpos.

@@ -29,6 +29,8 @@ enum KeyWord {
   static let id = Pattern(head: 0x0064_695F, tail: 0x0000_0000_0000_0000, count: 3)
   /// `_rev`
   static let rev = Pattern(head: 0x7665_725F, tail: 0x0000_0000_0000_0000, count: 4)
+  /// `encoding`
+  static let encoding = Pattern(head: 0x6F63_6E65, tail: 0x0000_0000_676E_6964, count: 8)
 
   /// Whether `key` (whose length equals the pattern's) holds exactly the pattern's bytes.
   @inline(__always)
@@ -44,6 +46,9 @@ enum KeyWord {
     case 6:
       return raw.loadUnaligned(as: UInt32.self) == pattern.head
         && UInt64(raw.loadUnaligned(fromByteOffset: 4, as: UInt16.self)) == pattern.tail
+    case 8:
+      return raw.loadUnaligned(as: UInt32.self) == pattern.head
+        && UInt64(raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self)) == pattern.tail
     case 12:
       return raw.loadUnaligned(as: UInt32.self) == pattern.head
         && raw.loadUnaligned(fromByteOffset: 4, as: UInt64.self) == pattern.tail
@@ -67,6 +72,7 @@ enum KeyWord {
       if `is`(key, digest) { return .digest }
       if `is`(key, length) { return .length }
       return `is`(key, revpos) ? .revpos : .other
+    case 8: return `is`(key, encoding) ? .encoding : .other
     case 12:
       if `is`(key, contentType) { return .contentType }
       return `is`(key, attachments) ? .attachments : .other

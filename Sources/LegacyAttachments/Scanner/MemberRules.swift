@@ -12,8 +12,9 @@ struct MemberRules: ~Copyable {
     table = .allocate(capacity: roles * Self.words)
     let needsPointers = options.mode == .list || options.mode == .check
     let litecore = options.naming == .litecore
-    let tracksData = options.mode == .pull || options.mode == .check
-    let checksEntries = options.mode == .check
+    let carriesBodies = options.blobs != nil
+    let tracksData = options.mode == .pull || options.mode == .check || carriesBodies
+    let checksEntries = options.mode == .check || carriesBodies
     for role in 0..<roles {
       for word in 0..<Self.words {
         table[role * Self.words + word] =
@@ -48,7 +49,7 @@ struct MemberRules: ~Copyable {
       (.entry, .contentType):
       needsPointers ? word : .other
     case (.candidate, .revpos), (.candidate, .stub): litecore ? word : .other
-    case (.entry, .revpos), (.entry, .stub): checksEntries ? word : .other
+    case (.entry, .revpos), (.entry, .stub), (.entry, .encoding): checksEntries ? word : .other
     case (.candidate, .data), (.entry, .data): tracksData ? word : .other
     case (.document, .attachments), (.document, .id), (.document, .rev): word
     default: .other

@@ -56,6 +56,7 @@ enum MemberKey: UInt8, BitwiseCopyable {
   case attachments  // "_attachments"
   case entry  // any member of `_attachments`
   case data
+  case encoding
 }
 
 /// The members of a blob or an attachment entry that modes read: where their values are in the
@@ -69,9 +70,12 @@ struct AttachmentMembers: BitwiseCopyable {
   /// The last `data` member's value (the attachment's bytes), whatever its type.
   var data: Span = .none
   var dataKind: ValueKind = .null
-  /// Entries, with `--check`: the last `stub` member is `true`, and the last `revpos` value.
+  /// Entries, with `--check` or `--blobs`: the last `stub` member is `true`, and the last
+  /// `revpos` value.
   var isStub = false
   var revpos: Span = .none
+  /// Entries, with `--blobs`: whether an `encoding` member (gzip) says the bytes are encoded.
+  var isEncoded = false
 
 }
 

@@ -59,9 +59,13 @@ public final class StreamConverter {
     self.output = output
     self.rejects = rejects
     self.capacities = capacities
+    store = options.blobs.map { BlobStore(options: $0) }
     engine = ConversionEngine(
-      options: options, keepsRejects: rejects != nil, capacities: capacities)
+      options: options, keepsRejects: rejects != nil, capacities: capacities, store: store)
   }
+
+  /// The run's blob store (`--blobs`), shared by every engine of the run.
+  let store: BlobStore?
 
   /// A converter dropped without ``finish()`` stops its worker threads.
   deinit { dropWorkQueue() }
@@ -92,7 +96,8 @@ public final class StreamConverter {
     if runsInParallel {
       if workQueue == nil {
         workQueue = WorkQueue(
-          workers: jobs, options: options, keepsRejects: rejects != nil, capacities: capacities)
+          workers: jobs, options: options, keepsRejects: rejects != nil, capacities: capacities,
+          store: store)
       }
       if let queue = workQueue, queue.hasWorkers {
         do {
@@ -118,11 +123,13 @@ public final class StreamConverter {
       let count = try engine.read(from: descriptor, maximum: readSize, name: name)
       total += count
       try deliver(final: count == 0)
+      if let failure = engine.fatalFailure { throw failure }
       progressHandler?(total, statistics)
       if count == 0 { break }
     }
     let outcome = engine.finishReading()
     try deliver(final: true)
+    if let failure = engine.fatalFailure { throw failure }
     return outcome
   }
 
@@ -151,9 +158,11 @@ public final class StreamConverter {
       engine.feed(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length]))
       offset += length
       try deliver(final: false)
+      if let failure = engine.fatalFailure { throw failure }
     }
     let outcome = engine.finishReading()
     try deliver(final: true)
+    if let failure = engine.fatalFailure { throw failure }
     return outcome
   }
 

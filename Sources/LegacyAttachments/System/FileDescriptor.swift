@@ -81,6 +81,16 @@ public struct FileDescriptor: Sendable, Hashable {
     return ((try? retryingInterrupted { poll(&request, 1, 0) }) ?? 0) > 0
   }
 
+  /// `fsync(2)`: the file's bytes are on the disk.
+  func sync() throws(Errno) {
+    _ = try retryingInterrupted { fsync(rawValue) }
+  }
+
+  /// `fchmod(2)`.
+  func setPermissions(_ permissions: mode_t) throws(Errno) {
+    _ = try retryingInterrupted { fchmod(rawValue, permissions) }
+  }
+
   /// Whether the descriptor is a terminal (`isatty(3)`).
   public var isTerminal: Bool { isatty(rawValue) == 1 }
 }

@@ -2,6 +2,10 @@
 public struct IOError: Error, Sendable, Equatable, CustomStringConvertible {
   public enum Operation: String, Sendable {
     case open, read, write
+    /// Reading an attachment's bytes from the blob store (`--blobs`): the run cannot go on.
+    case readBlob
+    /// Storing an attachment's bytes in the blob store: the run cannot go on.
+    case storeBlob
   }
 
   public var operation: Operation

@@ -1,0 +1,273 @@
+import Glibc
+
+/// What push does when the blob store has no file for a blob (`--missing-blobs`).
+public enum MissingBlobs: String, Sendable, CaseIterable {
+  /// The document is rejected (the default).
+  case error
+  /// The entry becomes a stub (`"stub":true,"revpos":N`), with a warning.
+  case stub
+}
+
+/// A Couchbase Lite blob store to carry attachment bytes to and from (`--blobs DIR`).
+public struct BlobStoreOptions: Sendable, Equatable {
+  /// The folder of `.blob` files: DIR itself, or `DIR/Attachments` when DIR is a `.cblite2`
+  /// database.
+  public var directory: String
+  public var missing: MissingBlobs
+
+  /// `path` as given with `--blobs`: a `…/Attachments` folder or a `.cblite2` database folder.
+  public init(path: String, missing: MissingBlobs = .error) {
+    var trimmed = path
+    while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+    directory = trimmed.hasSuffix(".cblite2") ? trimmed + "/Attachments" : trimmed
+    self.missing = missing
+  }
+}
+
+extension BlobStoreOptions {
+  /// Checks that the store's folder exists and is a directory (with `creating`, making its last
+  /// level when it is missing, as pull may), before any input is read.
+  public static func check(_ options: BlobStoreOptions, creating: Bool) throws(BlobStoreError) {
+    _ = try BlobStore.open(options, creating: creating)
+  }
+}
+
+/// Why the blob store cannot be used; checked before any input is read.
+public struct BlobStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+  public var directory: String
+  public var errno: Errno?
+
+  public var description: String {
+    if let errno { return "\(directory): error: cannot use as a blob store: \(errno)" }
+    return "\(directory): error: cannot use as a blob store: Not a directory"
+  }
+}
+
+/// The store itself: a folder of files named by the SHA-1 of their bytes, read and written as
+/// Couchbase Lite does (SPEC.md, "Attachment bodies"). Shared by the threads of a run; what it
+/// remembers (each file's check, for `--check`) is behind a mutex.
+final class BlobStore: @unchecked Sendable {
+  let options: BlobStoreOptions
+  var directory: String { options.directory }
+  private let lock = Mutex()
+  private var verdicts: [String: FileVerdict] = [:]
+
+  init(options: BlobStoreOptions) {
+    self.options = options
+  }
+
+  /// Checks that the folder exists and is a directory; with `creating`, makes its last level
+  /// when it is missing (pull may).
+  static func open(_ options: BlobStoreOptions, creating: Bool) throws(BlobStoreError)
+    -> BlobStore
+  {
+    let path = options.directory
+    do {
+      let status = try FileDescriptor.status(ofPath: path)
+      guard status.isDirectory else { throw BlobStoreError(directory: path, errno: nil) }
+    } catch let error as Errno {
+      guard creating, error == .noSuchFile else {
+        throw BlobStoreError(directory: path, errno: error)
+      }
+      do {
+        try Paths.makeDirectory(path)
+      } catch {
+        throw BlobStoreError(directory: path, errno: error)
+      }
+    } catch let error as BlobStoreError {
+      throw error
+    } catch {
+      throw BlobStoreError(directory: path, errno: nil)
+    }
+    return BlobStore(options: options)
+  }
+
+  // MARK: Names
+
+  /// The file a digest names (`sha1-AB/c…=` → `AB_c….blob`), when it names one: `sha1-` and 28
+  /// characters of padded base64 that decode to 20 bytes.
+  static func fileName(for digest: AttachmentDigest) -> String? {
+    guard digest.algorithm == .sha1 else { return nil }
+    return String(
+      decoding: digest.encoded.map { $0 == UInt8(ascii: "/") ? UInt8(ascii: "_") : $0 },
+      as: UTF8.self) + ".blob"
+  }
+
+  func path(of name: String) -> String { directory + "/" + name }
+
+  // MARK: Reading
+
+  /// How reading a file went.
+  enum ReadResult {
+    /// Every byte was handed over: the file's size and the SHA-1 of its bytes.
+    case read(size: Int, sha1: [UInt8])
+    /// There is no such file.
+    case missing
+    /// The system refused.
+    case failed(Errno)
+  }
+
+  /// Reads the file `name`, handing its bytes over piece by piece (through `buffer`) and hashing
+  /// them as they go.
+  func read(
+    _ name: String, buffer: UnsafeMutableRawBufferPointer,
+    _ consume: (UnsafeRawBufferPointer) -> Void
+  ) -> ReadResult {
+    let descriptor: FileDescriptor
+    do {
+      descriptor = try FileDescriptor.open(path(of: name), O_RDONLY)
+    } catch {
+      return error == .noSuchFile ? .missing : .failed(error)
+    }
+    defer { descriptor.close() }
+    var hasher = Hasher(.sha1)
+    var size = 0
+    while true {
+      let count: Int
+      do {
+        count = try descriptor.read(into: buffer)
+      } catch {
+        return .failed(error)
+      }
+      if count == 0 { break }
+      let piece = UnsafeRawBufferPointer(rebasing: buffer[..<count])
+      hasher.update(piece)
+      consume(piece)
+      size += count
+    }
+    return .read(size: size, sha1: hasher.finish())
+  }
+
+  /// Whether the file `name` exists as a regular file (symbolic links followed), without
+  /// reading it (`--list`).
+  func exists(_ name: String) -> Bool {
+    (try? FileDescriptor.status(ofPath: path(of: name)))?.isRegularFile ?? false
+  }
+
+  /// What a file is, for `--check`: read once per run, then remembered.
+  enum FileVerdict: Equatable {
+    case missing
+    /// Its bytes' SHA-1 is not its name.
+    case corrupt(actual: AttachmentDigest)
+    case intact(size: Int)
+    case unreadable(Errno)
+  }
+
+  func verdict(_ name: String, expected: AttachmentDigest, buffer: UnsafeMutableRawBufferPointer)
+    -> FileVerdict
+  {
+    lock.lock()
+    if let known = verdicts[name] {
+      lock.unlock()
+      return known
+    }
+    lock.unlock()
+    let verdict: FileVerdict
+    switch read(name, buffer: buffer, { _ in }) {
+    case .missing: verdict = .missing
+    case .failed(let error): verdict = .unreadable(error)
+    case .read(let size, let sha1):
+      verdict =
+        sha1 == expected.bytes
+        ? .intact(size: size) : .corrupt(actual: AttachmentDigest(algorithm: .sha1, hash: sha1))
+    }
+    lock.lock()
+    verdicts[name] = verdict
+    lock.unlock()
+    return verdict
+  }
+
+  // MARK: Storing
+
+  /// Starts storing a body: a temporary file of its own in the store.
+  func beginStoring(checking digest: DigestAlgorithm) throws(Errno) -> PendingBody {
+    let (descriptor, path) = try Paths.makeTemporaryFile(in: directory, prefix: ".incoming-")
+    return PendingBody(descriptor: descriptor, temporaryPath: path, checking: digest)
+  }
+
+  /// How storing ended.
+  enum StoreResult: Equatable {
+    case stored
+    /// A file of that name was there already and is left alone; `size` is its size.
+    case alreadyThere(size: Int64)
+  }
+
+  /// Puts a finished body in place under `name`: synced, read-only, and never replacing a file
+  /// that is there (Couchbase Lite never overwrites one).
+  func commit(_ body: consuming PendingBody, as name: String) throws(Errno) -> StoreResult {
+    try body.close(permissions: 0o444)
+    let target = path(of: name)
+    let temporary = body.temporaryPath
+    do {
+      try Paths.link(temporary, as: target)
+    } catch {
+      guard error.code == EEXIST else {
+        body.discard()
+        throw error
+      }
+      let size = (try? FileDescriptor.status(ofPath: target))?.size ?? -1
+      body.discard()
+      return .alreadyThere(size: size)
+    }
+    body.discard()
+    return .stored
+  }
+}
+
+/// A body being stored: a temporary file, and the hashes of what was written to it. Dropped
+/// without being committed, it removes its file: nothing half-written is left behind.
+struct PendingBody: ~Copyable {
+  private var descriptor: FileDescriptor?
+  let temporaryPath: String
+  private var sha1 = Hasher(.sha1)
+  /// The body's own digest algorithm when it is not SHA-1 (`md5-` from CouchDB).
+  private var other: Hasher?
+  private(set) var size = 0
+  private var removed = false
+
+  init(descriptor: FileDescriptor, temporaryPath: String, checking algorithm: DigestAlgorithm) {
+    self.descriptor = descriptor
+    self.temporaryPath = temporaryPath
+    other = algorithm == .sha1 ? nil : Hasher(algorithm)
+  }
+
+  deinit {
+    descriptor?.close()
+    if !removed { try? Paths.remove(temporaryPath) }
+  }
+
+  mutating func append(_ bytes: UnsafeRawBufferPointer) throws(Errno) {
+    guard let descriptor else { return }
+    sha1.update(bytes)
+    other?.update(bytes)
+    size += bytes.count
+    let (_, failure) = descriptor.writeAll(bytes)
+    if let failure { throw failure }
+  }
+
+  /// The SHA-1 of the bytes, and their hash in the checked algorithm.
+  mutating func hashes() -> (sha1: [UInt8], checked: [UInt8]) {
+    var finished = Hasher(.sha1)
+    swap(&finished, &sha1)
+    let sha1Hash = finished.finish()
+    guard let checked = other.take() else { return (sha1Hash, sha1Hash) }
+    return (sha1Hash, checked.finish())
+  }
+
+  /// Syncs, makes the file `permissions` and closes it.
+  mutating func close(permissions: mode_t) throws(Errno) {
+    guard let descriptor else { return }
+    self.descriptor = nil
+    defer { descriptor.close() }
+    try descriptor.sync()
+    try descriptor.setPermissions(permissions)
+  }
+
+  /// Removes the temporary file.
+  consuming func discard() {
+    descriptor?.close()
+    descriptor = nil
+    try? Paths.remove(temporaryPath)
+    removed = true
+  }
+}

@@ -1,0 +1,141 @@
+/// Carries attachment bytes between the blob store and documents' `data` members, checking
+/// each body against its digest and length as it goes (SPEC.md, "Attachment bodies").
+///
+/// A body is hashed as it is read and encoded as it is written: to push, a file is read in
+/// pieces straight into the output as base64; to pull, a `data` string is decoded in pieces
+/// straight into a temporary file of the store. Nothing holds a second copy of it.
+struct BodyCarrier {
+  let store: BlobStore
+
+  /// What became of one body.
+  enum Outcome: Equatable {
+    case carried
+    /// The digest names no file of a blob store (only `sha1-` digests do).
+    case namesNoFile
+    case missing(file: String)
+    /// The bytes are not the digest's (the file's, or an inline `data`'s).
+    case otherBytes(file: String?, actual: AttachmentDigest)
+    /// The body's size is not the `length`.
+    case otherSize(file: String?, size: Int, length: String)
+    /// `data` is not strict base64.
+    case invalidBase64
+    /// A file of that name was already in the store with another size; it is left alone.
+    case keptExisting(file: String, size: Int64, newSize: Int)
+    /// The system refused (the run ends).
+    case failed(file: String, errno: Errno)
+  }
+
+  /// The number a `length` token stands for, when it is a non-negative whole number (`4321`,
+  /// `4321.0` and `4.321e3` alike).
+  static func lengthValue(_ token: UnsafeBufferPointer<UInt8>) -> Double? {
+    guard let first = token.first, first >= 0x30 && first <= 0x39 || first == UInt8(ascii: "-"),
+      let value = Double(String(decoding: token, as: UTF8.self)), value >= 0,
+      value.rounded(.towardZero) == value
+    else { return nil }
+    return value
+  }
+
+  /// Appends `"data":"<base64>"` (after a comma when `needsComma`) holding the file `digest`
+  /// names, checked against the digest and `length` (a `length` token, when the entry has one).
+  /// On anything but ``Outcome/carried``, `output` is as it was.
+  func appendData(
+    digest: AttachmentDigest?, length: UnsafeBufferPointer<UInt8>?, needsComma: Bool,
+    to output: inout ByteBuffer, buffer: inout ByteBuffer
+  ) -> Outcome {
+    guard let digest, let name = BlobStore.fileName(for: digest) else { return .namesNoFile }
+    let start = output.count
+    output.append(needsComma ? ",\"data\":\"" : "\"data\":\"")
+    var encoder = Base64Encoder()
+    buffer.reserve(1 << 20)
+    let space = UnsafeMutableRawBufferPointer(start: buffer.base, count: buffer.capacity)
+    let path = store.path(of: name)
+    switch store.read(name, buffer: space, { encoder.append($0, to: &output) }) {
+    case .missing:
+      output.count = start
+      return .missing(file: path)
+    case .failed(let errno):
+      output.count = start
+      return .failed(file: path, errno: errno)
+    case .read(let size, let sha1):
+      if sha1 != digest.bytes {
+        output.count = start
+        return .otherBytes(file: path, actual: AttachmentDigest(algorithm: .sha1, hash: sha1))
+      }
+      if let length, let expected = Self.lengthValue(length), expected != Double(size) {
+        output.count = start
+        return .otherSize(file: path, size: size, length: String(decoding: length, as: UTF8.self))
+      }
+      encoder.finish(to: &output)
+      output.append(UInt8(ascii: "\""))
+      return .carried
+    }
+  }
+
+  /// Checks an inline `data` string token against the digest and `length`, without keeping the
+  /// decoded bytes.
+  static func checkInline(
+    data: UnsafeBufferPointer<UInt8>, digest: AttachmentDigest,
+    length: UnsafeBufferPointer<UInt8>?
+  ) -> Outcome {
+    var hasher = Hasher(digest.algorithm)
+    var size = 0
+    do {
+      try Base64.decode(UnsafeBufferPointer(rebasing: data.dropFirst().dropLast())) {
+        hasher.update($0)
+        size += $0.count
+      }
+    } catch {
+      return .invalidBase64
+    }
+    let hash = hasher.finish()
+    if hash != digest.bytes {
+      return .otherBytes(
+        file: nil, actual: AttachmentDigest(algorithm: digest.algorithm, hash: hash))
+    }
+    if let length, let expected = lengthValue(length), expected != Double(size) {
+      return .otherSize(file: nil, size: size, length: String(decoding: length, as: UTF8.self))
+    }
+    return .carried
+  }
+
+  /// Decodes a `data` string token into the store, checked against `digest`, and puts it in
+  /// place under the SHA-1 of its bytes. Bytes that do not match, or invalid base64, store
+  /// nothing.
+  func store(data: UnsafeBufferPointer<UInt8>, digest: AttachmentDigest) -> Outcome {
+    var body: PendingBody
+    do {
+      body = try store.beginStoring(checking: digest.algorithm)
+    } catch {
+      return .failed(file: store.directory, errno: error)
+    }
+    var writeFailure: Errno? = nil
+    do {
+      try Base64.decode(UnsafeBufferPointer(rebasing: data.dropFirst().dropLast())) {
+        (piece) throws(Base64.Invalid) in
+        guard writeFailure == nil else { return }
+        do throws(Errno) { try body.append(piece) } catch { writeFailure = error }
+      }
+    } catch {
+      return .invalidBase64
+    }
+    if let writeFailure { return .failed(file: body.temporaryPath, errno: writeFailure) }
+    let (sha1, checked) = body.hashes()
+    guard checked == digest.bytes else {
+      return .otherBytes(
+        file: nil, actual: AttachmentDigest(algorithm: digest.algorithm, hash: checked))
+    }
+    let size = body.size
+    let name = BlobStore.fileName(for: AttachmentDigest(algorithm: .sha1, hash: sha1))!
+    do {
+      switch try store.commit(body, as: name) {
+      case .stored:
+        return .carried
+      case .alreadyThere(let existing):
+        return existing == Int64(size)
+          ? .carried : .keptExisting(file: store.path(of: name), size: existing, newSize: size)
+      }
+    } catch {
+      return .failed(file: store.path(of: name), errno: error)
+    }
+  }
+}

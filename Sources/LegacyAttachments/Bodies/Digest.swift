@@ -1,0 +1,90 @@
+import CCrypto
+
+/// The digests attachments are named by: `sha1-` (Couchbase Lite, Sync Gateway) and `md5-`
+/// (CouchDB, PouchDB), each followed by the standard padded base64 of the hash.
+enum DigestAlgorithm: BitwiseCopyable {
+  case sha1
+  case md5
+
+  /// The hash's size in bytes.
+  var byteCount: Int { self == .sha1 ? 20 : 16 }
+
+  /// The digest's prefix, `sha1-` or `md5-`.
+  var prefix: StaticString { self == .sha1 ? "sha1-" : "md5-" }
+
+  fileprivate var evp: OpaquePointer? { self == .sha1 ? EVP_sha1() : EVP_md5() }
+}
+
+/// A digest as written in a document: `sha1-2jmj7l5rSw0yVb/vlWAYkK/YBwk=`, parsed.
+struct AttachmentDigest: Equatable {
+  var algorithm: DigestAlgorithm
+  /// The hash itself.
+  var bytes: [UInt8]
+  /// The base64 text after the prefix, as written (it names a blob file).
+  var encoded: [UInt8]
+
+  /// Parses `text` (the digest's decoded string value); nil when it is not `sha1-` or `md5-`
+  /// followed by the padded base64 of a hash of the right size.
+  init?(_ text: UnsafeBufferPointer<UInt8>) {
+    let algorithm: DigestAlgorithm
+    if text.starts(with: "sha1-".utf8) {
+      algorithm = .sha1
+    } else if text.starts(with: "md5-".utf8) {
+      algorithm = .md5
+    } else {
+      return nil
+    }
+    let encoded = Array(text[(algorithm == .sha1 ? 5 : 4)...])
+    let expectedLength = (algorithm.byteCount + 2) / 3 * 4
+    guard encoded.count == expectedLength,
+      let bytes = encoded.withUnsafeBufferPointer({ Base64.decodeWhole($0) }),
+      bytes.count == algorithm.byteCount
+    else { return nil }
+    self.algorithm = algorithm
+    self.bytes = bytes
+    self.encoded = encoded
+  }
+
+  /// The digest of `hash` computed with `algorithm`, written as a document writes it.
+  init(algorithm: DigestAlgorithm, hash: [UInt8]) {
+    self.algorithm = algorithm
+    bytes = hash
+    var text = ByteBuffer(capacity: 32)
+    hash.withUnsafeBufferPointer { Base64.encodeWhole($0, into: &text) }
+    encoded = Array(text.bytes)
+  }
+
+  /// `sha1-…` or `md5-…`.
+  var description: String {
+    (algorithm == .sha1 ? "sha1-" : "md5-") + String(decoding: encoded, as: UTF8.self)
+  }
+}
+
+/// A running hash (libcrypto's EVP digest), fed piece by piece as a body is read or decoded.
+/// It owns its C state and frees it when it goes away.
+struct Hasher: ~Copyable {
+  private let context: OpaquePointer
+  let algorithm: DigestAlgorithm
+
+  init(_ algorithm: DigestAlgorithm) {
+    guard let context = EVP_MD_CTX_new() else { fatalError("out of memory (EVP_MD_CTX_new)") }
+    self.context = context
+    self.algorithm = algorithm
+    EVP_DigestInit_ex(context, algorithm.evp, nil)
+  }
+
+  deinit { EVP_MD_CTX_free(context) }
+
+  mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+    EVP_DigestUpdate(context, base, bytes.count)
+  }
+
+  /// The hash of everything fed so far.
+  consuming func finish() -> [UInt8] {
+    var hash = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+    var count: UInt32 = 0
+    hash.withUnsafeMutableBufferPointer { _ = EVP_DigestFinal_ex(context, $0.baseAddress, &count) }
+    return Array(hash.prefix(Int(count)))
+  }
+}
