@@ -118,7 +118,7 @@ struct BodyCarrier {
     } catch {
       return .invalidBase64
     }
-    if let writeFailure { return .failed(file: body.temporaryPath, errno: writeFailure) }
+    if let writeFailure { return .failed(file: store.directory, errno: writeFailure) }
     let (sha1, checked) = body.hashes()
     guard checked == digest.bytes else {
       return .otherBytes(

@@ -14,6 +14,9 @@ struct PushWriter: DocumentWriter {
   /// With `--blobs`: where the bytes come from, and what a missing file makes.
   private let carrier: BodyCarrier?
   private let missingBlobs: MissingBlobs
+  /// Whether made entries end with `stub` and `revpos` (litecore naming, and no bytes carried:
+  /// with `--blobs` they carry `data` instead, also when `--check` only measures them).
+  private let writesTail: Bool
 
   init(options: ConversionOptions, store: BlobStore?) {
     naming = AttachmentNaming(options.naming)
@@ -21,6 +24,7 @@ struct PushWriter: DocumentWriter {
     strict = options.strict
     carrier = store.map { BodyCarrier(store: $0) }
     missingBlobs = options.blobs?.missing ?? .error
+    writesTail = naming.writesStubAndRevpos && options.blobs == nil
   }
 
   func findProblems(
@@ -166,7 +170,7 @@ struct PushWriter: DocumentWriter {
                 place: place, digest: digestText(blob.members, text), file: stubbed,
                 revpos: revision), pointer: ""))
         }
-      } else if naming.writesStubAndRevpos {
+      } else if writesTail {
         naming.appendEntryTail(
           revpos: revisionGeneration(&workspace), needsComma: members.wroteAny, to: &output)
       }

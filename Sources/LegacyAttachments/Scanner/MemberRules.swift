@@ -10,7 +10,8 @@ struct MemberRules: ~Copyable {
   init(options: ConversionOptions) {
     let roles = Int(Role.entry.rawValue) + 1
     table = .allocate(capacity: roles * Self.words)
-    let needsPointers = options.mode == .list || options.mode == .check
+    let needsPointers =
+      options.mode == .list || options.mode == .check || options.blobs != nil
     let litecore = options.naming == .litecore
     let carriesBodies = options.blobs != nil
     let tracksData = options.mode == .pull || options.mode == .check || carriesBodies

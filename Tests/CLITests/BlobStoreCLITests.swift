@@ -1,0 +1,165 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// SPEC.md, "Attachment bodies", on the real executable: the store checked before any input is
+// read, failures of the store that end the run (status 2, nothing half-written), and the
+// --check and --list rows of --blobs. Digests are computed with coreutils' sha1sum.
+
+/// `sha1-` and the base64 of the SHA-1 of `bytes`, and the file name Couchbase Lite gives it.
+private func digest(of bytes: [UInt8]) throws -> (digest: String, file: String) {
+  let scratch = try Scratch()
+  try scratch.write("body", bytes)
+  let result = try CLI.shell(
+    "sha1sum body | cut -c1-40 | xxd -r -p | base64", in: scratch.directory)
+  let base64 = result.out.trimmingCharacters(in: .whitespacesAndNewlines)
+  return ("sha1-" + base64, base64.replacingOccurrences(of: "/", with: "_") + ".blob")
+}
+
+@Suite("CLI: --blobs (attachment bodies)")
+struct BlobStoreCLITests {
+  let hello = Array("hello".utf8)
+
+  @Test("a store that does not exist or is not a directory: status 2 before any input is read")
+  func storeChecked() throws {
+    let scratch = try Scratch()
+    try scratch.write("file", "x")
+    try scratch.write("in.json", "{\"_id\":\"a\"}\n")
+    expectRun(
+      try CLI.run(["--push", "--blobs", "nothere", "in.json"], in: scratch.directory),
+      stdout: "",
+      stderr:
+        "cbl-attachments: nothere: error: cannot use as a blob store: No such file or directory\n",
+      status: 2)
+    expectRun(
+      try CLI.run(["--check", "--blobs=file", "in.json"], in: scratch.directory), stdout: "",
+      stderr: "cbl-attachments: file: error: cannot use as a blob store: Not a directory\n",
+      status: 2)
+    // Pull may make the last level, not more.
+    expectRun(
+      try CLI.run(["--pull", "--blobs", "a/b", "in.json"], in: scratch.directory), stdout: "",
+      stderr:
+        "cbl-attachments: a/b: error: cannot use as a blob store: No such file or directory\n",
+      status: 2)
+    let made = try CLI.run(["--pull", "--blobs", "new", "in.json"], in: scratch.directory)
+    expectRun(made, stdout: "{\"_id\":\"a\"}\n", stderr: "", status: 0)
+    var isDirectory: ObjCBool = false
+    #expect(
+      FileManager.default.fileExists(atPath: scratch.url("new").path, isDirectory: &isDirectory)
+        && isDirectory.boolValue)
+  }
+
+  @Test("--missing-blobs: stub or error, with --push --blobs only")
+  func missingBlobsUsage() throws {
+    let input = Array("{}".utf8)
+    expectRun(
+      try CLI.run(["--push", "--missing-blobs", "stub"], stdin: input), stdout: "",
+      stderr: usageError("--missing-blobs applies to --push with --blobs only"), status: 2)
+    expectRun(
+      try CLI.run(["--push", "--blobs", "/tmp", "--missing-blobs", "maybe"], stdin: input),
+      stdout: "", stderr: usageError("--missing-blobs must be error or stub, not 'maybe'"),
+      status: 2)
+  }
+
+  @Test("a store that cannot be written: the document is rejected and the run ends, status 2")
+  func storeNotWritable() throws {
+    let (sha1, _) = try digest(of: hello)
+    let document =
+      #"{"_id":"a","b":{"@type":"blob","digest":"\#(sha1)"},"_attachments":{"$.b":{"digest":"\#(sha1)","data":"aGVsbG8="}}}"#
+    // /proc is a directory that nobody, root included, can make a file in.
+    let result = try CLI.run(
+      ["--pull", "--blobs", "/proc", "-k"], stdin: Array((document + "\n{\"_id\":\"b\"}\n").utf8))
+    expectRun(
+      result, stdout: "",
+      stderr:
+        "cbl-attachments: <stdin>:1:94: error: document \"a\": _attachments entry \"$.b\" (\(sha1)): /proc: No such file or directory (skipped 1:1 to 1:\(document.count))\n"
+        + "cbl-attachments: /proc: error: cannot store in the blob store: No such file or directory; stopping\n",
+      status: 2)
+  }
+
+  @Test("a full disk while a body is stored: rejected, status 2, no temporary file left")
+  func fullDisk() throws {
+    let scratch = try Scratch()
+    var random = SplitMix64(seed: 9)
+    let body = (0..<200_000).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+    let (sha1, _) = try digest(of: body)
+    let document =
+      #"{"_id":"big","b":{"@type":"blob","digest":"\#(sha1)"},"_attachments":{"$.b":{"digest":"\#(sha1)","data":"\#(Data(body).base64EncodedString())"}}}"#
+    try scratch.write("in.json", document + "\n")
+    try FileManager.default.createDirectory(
+      at: scratch.url("store"), withIntermediateDirectories: false)
+    // A file-size limit of 40 KiB stands in for a full disk: writes past it fail (EFBIG).
+    let result = try CLI.shell(
+      "trap '' XFSZ; ulimit -f 80; exec \"$EXE\" --pull --blobs store in.json",
+      in: scratch.directory)
+    expectRun(
+      result, stdout: "",
+      stderr:
+        "cbl-attachments: in.json:1:96: error: document \"big\": _attachments entry \"$.b\" (\(sha1)): store: File too large\n"
+        + "cbl-attachments: store: error: cannot store in the blob store: File too large; stopping\n",
+      status: 2)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url("store").path) == [])
+  }
+
+  @Test("a read error other than a missing file rejects the document and ends the run")
+  func readError() throws {
+    let scratch = try Scratch()
+    let (sha1, file) = try digest(of: hello)
+    // The blob's file is a directory: it exists and cannot be read.
+    try FileManager.default.createDirectory(
+      at: scratch.url("store").appendingPathComponent(file), withIntermediateDirectories: true)
+    let document = #"{"_id":"r","b":{"@type":"blob","digest":"\#(sha1)"}}"#
+    expectRun(
+      try CLI.run(
+        ["--push", "--blobs", "store", "-k"], stdin: Array((document + "\n{}\n").utf8),
+        in: scratch.directory),
+      stdout: "",
+      stderr:
+        "cbl-attachments: <stdin>:1:16: error: document \"r\": blob at $.b (\(sha1)): store/\(file): Is a directory (skipped 1:1 to 1:\(document.count))\n"
+        + "cbl-attachments: store/\(file): error: cannot read from the blob store: Is a directory; stopping\n",
+      status: 2)
+  }
+
+  @Test("--check --blobs: blob-missing, blob-corrupt, length-mismatch; --list --blobs: stored")
+  func checkAndList() throws {
+    let scratch = try Scratch()
+    let (good, goodFile) = try digest(of: hello)
+    let (other, otherFile) = try digest(of: Array("other".utf8))
+    let (missing, missingFile) = try digest(of: Array("missing".utf8))
+    try FileManager.default.createDirectory(
+      at: scratch.url("db.cblite2/Attachments"), withIntermediateDirectories: true)
+    try scratch.write("db.cblite2/Attachments/" + goodFile, hello)
+    // A file whose bytes are not its name's.
+    try scratch.write("db.cblite2/Attachments/" + otherFile, Array("tampered".utf8))
+    let documents = [
+      #"{"_id":"ok","a":{"@type":"blob","digest":"\#(good)","length":5}}"#,
+      #"{"_id":"len","a":{"@type":"blob","digest":"\#(good)","length":6}}"#,
+      #"{"_id":"gone","a":{"@type":"blob","digest":"\#(missing)"}}"#,
+      #"{"_id":"bad","_attachments":{"x.txt":{"digest":"\#(other)","length":5,"stub":true,"revpos":1}}}"#,
+      #"{"_id":"md5","a":{"@type":"blob","digest":"md5-XUFAKrxLKna5cZ2REBfFkg=="}}"#,
+    ]
+    try scratch.write("in.ndjson", documents.joined(separator: "\n") + "\n")
+    let check = try CLI.run(
+      ["--check", "--blobs", "db.cblite2", "in.ndjson"], in: scratch.directory)
+    let store = "db.cblite2/Attachments"
+    expectRun(
+      check,
+      stdout: [
+        #"{"id":"len","line":2,"problem":"length-mismatch","pointer":"/a","detail":"the blob store's file \#(store)/\#(goodFile) is 5 bytes; length is 6"}"#,
+        #"{"id":"gone","line":3,"problem":"blob-missing","pointer":"/a","detail":"no file \#(store)/\#(missingFile) in the blob store for \#(missing)"}"#,
+        #"{"id":"bad","line":4,"problem":"blob-corrupt","pointer":"/_attachments/x.txt","detail":"the blob store's file \#(store)/\#(otherFile) holds other bytes (\#(try digest(of: Array("tampered".utf8)).digest)), not \#(other)"}"#,
+      ].joined(separator: "\n") + "\n",
+      stderr: "cbl-attachments: checked 5 documents: 3 findings in 3 documents\n", status: 1)
+    let list = try CLI.run(
+      ["--list", "--blobs", "db.cblite2", "in.ndjson"], in: scratch.directory)
+    #expect(list.status == 0, "\(list)")
+    let stored = list.out.split(separator: "\n").map {
+      String($0).components(separatedBy: "\"stored\":").last ?? ""
+    }
+    #expect(stored == ["true}", "true}", "false}", "true}", "null}"], "\(list.out)")
+  }
+}
