@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark cbl-attachments against yajl's own tools, jq and Python, and measure its memory.
 #
-#   bench/run.sh [--mb N] [--rounds N] [--jobs N] [--corpus FILE] [--callgrind]
+#   bench/run.sh [--mb N] [--rounds N] [--jobs N] [--corpus FILE] [--callgrind] [--bodies-mb N]
 #
 # Builds the release binary, generates a deterministic corpus (bench/make_corpus.py, modelled on
 # the project's yardstick generator), then runs every command ROUNDS times, alternating between
@@ -13,6 +13,7 @@
 # through a pipe), on one document of --mb/1 MiB, and the time to convert an empty input.
 # --corpus FILE runs the same on an NDJSON file of your own instead (for instance the project's
 # yardstick, gen_corpus.py --mb 100 --seed 1); the memory rows still use the generated corpus.
+# --bodies-mb N (default 1024) sizes the attachment-body benchmark (--blobs, bench/make_bodies.py).
 # --callgrind also counts the instructions of push and pull (-j 1) on the corpus's first 10 MiB
 # with valgrind: a figure that stays the same on a busy machine, for comparing two builds.
 # Needs yajl-tools, jq, GNU time, valgrind and a C compiler (`make bench` installs them).
@@ -21,6 +22,7 @@ cd "$(dirname "$0")/.."
 
 mb=100
 rounds=5
+bodies_mb=1024
 jobs=$(nproc)
 corpus=""
 callgrind=0
@@ -31,7 +33,8 @@ while [ $# -gt 0 ]; do
     --rounds) rounds="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
     --corpus) corpus="$2"; shift 2 ;;
-    *) echo "usage: bench/run.sh [--mb N] [--rounds N] [--jobs N] [--corpus FILE] [--callgrind]" >&2; exit 2 ;;
+    --bodies-mb) bodies_mb="$2"; shift 2 ;;
+    *) echo "usage: bench/run.sh [--mb N] [--rounds N] [--jobs N] [--corpus FILE] [--callgrind] [--bodies-mb N]" >&2; exit 2 ;;
   esac
 done
 
@@ -173,6 +176,52 @@ single_kb=$(rss "$bin --push $single")
 printf '| push, one document of %s MiB | %s MiB (%sx its size) | < 4x |\n' \
   "$((bytes_single / 1048576))" "$((single_kb / 1024))" \
   "$(awk -v k="$single_kb" -v b="$bytes_single" 'BEGIN {printf "%.2f", k * 1024 / b}')"
+
+# Attachment bodies (--blobs): 1 GiB of bodies sized like photos, against coreutils doing the
+# hashing and base64 of the same files (sha1sum plus base64 -w0 for push; base64 -d into files
+# plus sha1sum for pull).
+bodies=$out/bodies-$bodies_mb
+if [ ! -s "$bodies/dump.ndjson" ]; then
+  rm -rf "$bodies"
+  python3 bench/make_bodies.py --mb "$bodies_mb" --seed 1 "$bodies/store" "$bodies/dump.ndjson"
+fi
+"$bin" --push --blobs "$bodies/store" "$bodies/dump.ndjson" > "$bodies/pushed.ndjson"
+rm -rf "$bodies/encoded" "$bodies/decoded"
+mkdir -p "$bodies/encoded" "$bodies/decoded"
+for f in "$bodies"/store/*; do base64 -w0 "$f" > "$bodies/encoded/${f##*/}"; done
+bodies_rounds=$(( rounds < 3 ? rounds : 3 ))
+declare -A body_samples
+for round in $(seq "$bodies_rounds"); do
+  start=$(now); sha1sum "$bodies"/store/* > /dev/null
+  for f in "$bodies"/store/*; do base64 -w0 "$f"; done > /dev/null
+  body_samples[coreutils-push]="${body_samples[coreutils-push]:-} $(( $(now) - start ))"
+  start=$(now); "$bin" --push --blobs "$bodies/store" "$bodies/dump.ndjson" > /dev/null
+  body_samples[push]="${body_samples[push]:-} $(( $(now) - start ))"
+  start=$(now)
+  for f in "$bodies"/encoded/*; do base64 -d "$f" > "$bodies/decoded/${f##*/}"; done
+  sha1sum "$bodies"/decoded/* > /dev/null
+  body_samples[coreutils-pull]="${body_samples[coreutils-pull]:-} $(( $(now) - start ))"
+  rm -rf "$bodies/pulled"; mkdir "$bodies/pulled"
+  start=$(now); "$bin" --pull --blobs "$bodies/pulled" "$bodies/pushed.ndjson" > /dev/null
+  body_samples[pull]="${body_samples[pull]:-} $(( $(now) - start ))"
+done
+diff -r "$bodies/store" "$bodies/pulled" > /dev/null \
+  || { echo "pull --blobs did not store the same files" >&2; exit 1; }
+seconds() { echo "${body_samples[$1]}" | median | awk '{printf "%.2f", $1 / 1e9}'; }
+largest=$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$bodies/pushed.ndjson")
+printf '\n| attachment bodies (%s MiB in %s files) | median time | ratio | target |\n|---|---:|---:|---:|\n' \
+  "$(du -sm "$bodies/store" | cut -f1)" "$(ls "$bodies/store" | wc -l)"
+printf '| sha1sum + base64 -w0 | %s s | | |\n' "$(seconds coreutils-push)"
+printf '| push --blobs | %s s | %s | <= 1.25x |\n' "$(seconds push)" \
+  "$(awk -v a="$(seconds push)" -v b="$(seconds coreutils-push)" 'BEGIN {printf "%.2fx", a / b}')"
+printf '| base64 -d (into files) + sha1sum | %s s | | |\n' "$(seconds coreutils-pull)"
+printf '| pull --blobs (stored, synced, read-only) | %s s | %s | <= 1.25x |\n' "$(seconds pull)" \
+  "$(awk -v a="$(seconds pull)" -v b="$(seconds coreutils-pull)" 'BEGIN {printf "%.2fx", a / b}')"
+printf '| peak RSS: push --blobs / pull --blobs | %s / %s MiB | largest output document: %s MiB | |\n' \
+  "$(( $(rss "$bin --push --blobs $bodies/store $bodies/dump.ndjson") / 1024 ))" \
+  "$(rm -rf "$bodies/pulled"; mkdir "$bodies/pulled"; echo $(( $(rss "$bin --pull --blobs $bodies/pulled $bodies/pushed.ndjson") / 1024 )))" \
+  "$(awk -v b="$largest" 'BEGIN {printf "%.1f", b / 1048576}')"
+rm -rf "$bodies/encoded" "$bodies/decoded" "$bodies/pulled" "$bodies/pushed.ndjson"
 
 # Start-up: an empty input, 200 times.
 start=$(now)

@@ -147,6 +147,13 @@ final class ConversionEngine {
     }
   }
 
+  /// Called with the results after a document whose output is large, to hand them over at once
+  /// (see ``DocumentHandler/drain``).
+  var drain: ((inout Results) -> Bool)? {
+    get { context.pointee.handler.drain }
+    set { context.pointee.handler.drain = newValue }
+  }
+
   /// A failure of the blob store that ended the run (status 2), once one happened.
   var fatalFailure: IOError? { context.pointee.handler.fatalFailure }
 

@@ -33,6 +33,10 @@ struct DocumentHandler: ~Copyable {
   private let writesCanFail: Bool
   /// A failure of the blob store that ends the run, once one happened.
   private(set) var fatalFailure: IOError? = nil
+  /// Hands the results over in the middle of a parse, when one document's output is large (an
+  /// attachment's bytes): so memory holds one output document, not all the output of what was
+  /// read at once. Returns false when the delivery failed (the run stops).
+  var drain: ((inout Results) -> Bool)? = nil
 
   init(options: ConversionOptions, keepsRejects: Bool, outputCapacity: Int, store: BlobStore?) {
     self.options = options
@@ -143,6 +147,7 @@ struct DocumentHandler: ~Copyable {
     }
     workspace.hasDocumentPath = false
     framer.valueEnded(at: document.end, results: &results)
+    if let drain, results.deliverableCount >= 1 << 20 { return drain(&results) }
     return true
   }
 

@@ -62,7 +62,19 @@ public final class StreamConverter {
     store = options.blobs.map { BlobStore(options: $0) }
     engine = ConversionEngine(
       options: options, keepsRejects: rejects != nil, capacities: capacities, store: store)
+    engine.drain = { [unowned self] results in
+      do throws(IOError) {
+        try self.deliver(from: &results)
+        return true
+      } catch {
+        self.drainFailure = error
+        return false
+      }
+    }
   }
+
+  /// A failed write while results were handed over in the middle of a parse.
+  private var drainFailure: IOError? = nil
 
   /// The run's blob store (`--blobs`), shared by every engine of the run.
   let store: BlobStore?
@@ -79,10 +91,12 @@ public final class StreamConverter {
 
   /// Whether this run converts on several threads: documents one after another (`lines`, the
   /// path `.`), each written on its own. An envelope, the list framing and `_bulk_docs` bodies
-  /// (which gather documents across batches) are converted on one thread.
+  /// (which gather documents across batches) are converted on one thread. With `--blobs` too: a document's output can then be thousands of times its input, and a
+  /// batch holds the output of all its documents, so memory would not stay bounded by one
+  /// output document.
   private var runsInParallel: Bool {
     jobs > 1 && options.framing == .lines && options.documents.steps.isEmpty
-      && options.bulkDocs == nil && !unbuffered
+      && options.bulkDocs == nil && options.blobs == nil && !unbuffered
   }
 
   /// Converts everything readable from `descriptor`, named `name` in messages.
@@ -123,11 +137,12 @@ public final class StreamConverter {
       let count = try engine.read(from: descriptor, maximum: readSize, name: name)
       total += count
       try deliver(final: count == 0)
-      if let failure = engine.fatalFailure { throw failure }
+      if let failure = drainFailure ?? engine.fatalFailure { throw failure }
       progressHandler?(total, statistics)
       if count == 0 { break }
     }
     let outcome = engine.finishReading()
+    if let failure = drainFailure { throw failure }
     try deliver(final: true)
     if let failure = engine.fatalFailure { throw failure }
     return outcome
@@ -158,9 +173,10 @@ public final class StreamConverter {
       engine.feed(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length]))
       offset += length
       try deliver(final: false)
-      if let failure = engine.fatalFailure { throw failure }
+      if let failure = drainFailure ?? engine.fatalFailure { throw failure }
     }
     let outcome = engine.finishReading()
+    if let failure = drainFailure { throw failure }
     try deliver(final: true)
     if let failure = engine.fatalFailure { throw failure }
     return outcome
@@ -215,6 +231,19 @@ public final class StreamConverter {
       }
     }
     if let failure { throw failure }
+  }
+
+  /// Hands over what `results` holds (the engine's, lent in the middle of a parse).
+  private func deliver(from results: inout Results) throws(IOError) {
+    statisticsOffset.bytesOut += results.deliverableCount
+    let report = diagnosticHandler
+    let input = currentInput
+    try results.deliver(
+      output: { bytes throws(IOError) in try output.write(bytes) },
+      rejects: { bytes, completes throws(IOError) in
+        try writeRejects(bytes, completesDocument: completes)
+      },
+      diagnostic: { report($0, input) })
   }
 
   private func deliver(final: Bool) throws(IOError) {
