@@ -30,6 +30,13 @@ let helpText = """
                            ."any key" and [] steps (.doc for a continuous _changes feed)
         --bulk-docs N      write _bulk_docs request bodies of N documents, one per line
         --new-edits false  with --bulk-docs: bodies end with "new_edits":false
+        --blobs DIR        carry attachment bytes to and from a Couchbase Lite blob store
+                           (DIR is .../Attachments or the .cblite2 folder): push writes
+                           "data" read from the files, pull stores "data" as files; both
+                           check every body against its digest and length
+        --missing-blobs error|stub
+                           push --blobs: a missing file rejects the document (error, the
+                           default) or makes a stub with a warning
     -k, --keep-going       report a bad document and go on with the next (default: stop)
         --rejects FILE     save each bad document's original text to FILE (implies -k)
         --strict           treat warnings as errors (a blob without a digest, an entry

@@ -125,6 +125,7 @@ struct BlobStoreTests {
   @Test("push carries every body as data, byte for byte, at every chunk size and buffer size")
   func pushCarriesBodies() throws {
     let store = try makeStore()
+    defer { withExtendedLifetime(store) {} }
     let options = ConversionOptions(
       mode: .push, blobs: BlobStoreOptions(path: store.path), keepGoing: true)
     let input = ndjson(blobDocuments())
@@ -162,12 +163,14 @@ struct BlobStoreTests {
   @Test("pull stores exactly the files, read-only, and gives the documents back: B2 == B1")
   func roundTrip() throws {
     let store = try makeStore()
+    defer { withExtendedLifetime(store) {} }
     let input = ndjson(blobDocuments())
     let pushed = LegacyAttachments.convertStream(
       input, options: ConversionOptions(mode: .push, blobs: BlobStoreOptions(path: store.path)))
     #expect(pushed.diagnostics.isEmpty)
     for (chunk, capacities) in [(1 << 16, EngineCapacities.standard), (5, .tiny)] {
       let fresh = try TemporaryFolder()
+      defer { withExtendedLifetime(fresh) {} }
       let pulled = LegacyAttachments.convertStream(
         pushed.output,
         options: ConversionOptions(mode: .pull, blobs: BlobStoreOptions(path: fresh.path)),
@@ -194,6 +197,7 @@ struct BlobStoreTests {
   @Test("-j 2, 16-byte buffers, tiny reads: the same output and the same files as one thread")
   func threadsAndBuffers() throws {
     let store = try makeStore()
+    defer { withExtendedLifetime(store) {} }
     let input = ndjson(blobDocuments() + blobDocuments())
     let push = ConversionOptions(mode: .push, blobs: BlobStoreOptions(path: store.path))
     let one = try convertFile(input, options: push, jobs: 1, batchBytes: 1 << 20)
@@ -207,6 +211,7 @@ struct BlobStoreTests {
     var stores: [[String: [UInt8]]] = []
     for (jobs, batch, tiny) in [(1, 1 << 20, false), (2, 100, true)] {
       let fresh = try TemporaryFolder()
+      defer { withExtendedLifetime(fresh) {} }
       let pull = ConversionOptions(mode: .pull, blobs: BlobStoreOptions(path: fresh.path))
       let result = try convertFile(
         one.output, options: pull, jobs: jobs, batchBytes: batch, tinyBuffers: tiny, readSize: 11)
@@ -221,6 +226,7 @@ struct BlobStoreTests {
   func md5Bodies() throws {
     let body = testBodies[4]
     let fresh = try TemporaryFolder()
+    defer { withExtendedLifetime(fresh) {} }
     let document =
       #"{"_id":"p","img":{"@type":"blob","digest":"\#(body.md5)"},"_attachments":{"img.png":{"digest":"\#(body.md5)","data":"\#(body.base64)"}}}"#
     let result = LegacyAttachments.convertStream(
@@ -241,6 +247,7 @@ struct BlobStoreTests {
     let corrupt = try TemporaryFolder()
     try Data(testBodies[5].bytes).write(to: corrupt.url.appendingPathComponent(good.fileName))
     let pullStores = [try TemporaryFolder(), try TemporaryFolder()]
+    defer { withExtendedLifetime((store, corrupt, pullStores)) {} }
     let cases: [(String, ConversionOptions, String, Diagnostic.Kind, String)] = [
       (
         "missing file", ConversionOptions(mode: .push, blobs: BlobStoreOptions(path: store.path)),
@@ -303,6 +310,7 @@ struct BlobStoreTests {
   @Test("--missing-blobs stub: the entry becomes a stub with the revpos of litecore, and a warning")
   func missingBecomesStub() throws {
     let store = try TemporaryFolder()
+    defer { withExtendedLifetime(store) {} }
     let body = testBodies[2]
     let document =
       #"{"_id":"s","_rev":"7-x","b":{"@type":"blob","digest":"\#(body.sha1)","length":2}}"#

@@ -15,8 +15,6 @@ public struct Statistics: Sendable, Equatable, BitwiseCopyable {
   public var rows = 0
   /// Input bytes of rejected documents that were not saved (no `--rejects`): what was skipped.
   public var bytesSkipped = 0
-  /// Attachment bodies carried (`--blobs`): read into `data` by push, stored by pull.
-  public var bodies = 0
 
   public init() {}
 
@@ -31,6 +29,5 @@ public struct Statistics: Sendable, Equatable, BitwiseCopyable {
     bytesOut += other.bytesOut
     rows += other.rows
     bytesSkipped += other.bytesSkipped
-    bodies += other.bodies
   }
 }

@@ -117,7 +117,6 @@ struct PullWriter: DocumentWriter {
         let digest = stringDigest(entry.members, text: text)!.description
         switch outcome {
         case .carried:
-          statistics.bodies += 1
           workspace.removed.push(entry.member)
         case .keptExisting:
           workspace.removed.push(entry.member)
