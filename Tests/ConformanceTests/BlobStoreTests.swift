@@ -194,6 +194,29 @@ struct BlobStoreTests {
     }
   }
 
+  @Test("every chunk size from 1 to 64, at 16-byte buffers: the same output, the same files")
+  func everyChunkSize() throws {
+    let small = Array(testBodies.prefix(5))
+    let store = try makeStore(small)
+    defer { withExtendedLifetime(store) {} }
+    let input = ndjson(blobDocuments(small))
+    let push = ConversionOptions(mode: .push, blobs: BlobStoreOptions(path: store.path))
+    let pushed = LegacyAttachments.convertStream(input, options: push)
+    for chunk in 1...64 {
+      let result = LegacyAttachments.convertStream(
+        input, options: push, chunkSize: chunk, capacities: .tiny)
+      #expect(result.output == pushed.output, "push, chunk \(chunk)")
+      let fresh = try TemporaryFolder()
+      defer { withExtendedLifetime(fresh) {} }
+      let pulled = LegacyAttachments.convertStream(
+        pushed.output,
+        options: ConversionOptions(mode: .pull, blobs: BlobStoreOptions(path: fresh.path)),
+        chunkSize: chunk, capacities: .tiny)
+      #expect(pulled.diagnostics.isEmpty, "pull, chunk \(chunk)")
+      #expect(try fresh.files() == store.files(), "pull, chunk \(chunk)")
+    }
+  }
+
   @Test("-j 2, 16-byte buffers, tiny reads: the same output and the same files as one thread")
   func threadsAndBuffers() throws {
     let store = try makeStore()
