@@ -1,6 +1,6 @@
 /// The text of `--help`.
 let helpText = """
-  Usage: cbl-attachments (--push | --pull | --list | --check) [OPTION]... [FILE]...
+  Usage: cbl-attachments (--push | --pull | --upgrade | --list | --check) [OPTION]... [FILE]...
 
   Convert between Couchbase Lite 2 blobs ({"@type":"blob",...} anywhere in a document) and the
   top-level "_attachments" that Sync Gateway, Couchbase Lite 1.x, CouchDB and PouchDB use.
@@ -12,6 +12,9 @@ let helpText = """
                            ($.photos.thumbnail); entries an earlier push made are replaced
         --pull             remove the "_attachments" entries whose digest matches a blob, and
                            "_attachments" itself when nothing is left
+        --upgrade          move legacy attachments (Couchbase Lite 1.x, CouchDB, PouchDB)
+                           into blobs under --into PROPERTY (default attachments); md5-
+                           digests re-hashed to SHA-1 when the bytes are inline
         --list             one NDJSON row per attachment (blob or legacy): id, line, kind, name,
                            pointer, digest, length, content_type
         --check            one NDJSON finding per problem Sync Gateway would refuse or a
@@ -34,6 +37,10 @@ let helpText = """
                            (DIR is .../Attachments or the .cblite2 folder): push writes
                            "data" read from the files, pull stores "data" as files; both
                            check every body against its digest and length
+        --into PROPERTY    --upgrade: the top-level property the new blobs go in
+        --update-blobs     --pull: match entries by the place their name gives (blob_/…, $…),
+                           and copy a replaced attachment's digest, length and type into
+                           its blob, as Couchbase Lite's replicator does
         --missing-blobs error|stub
                            push --blobs: a missing file rejects the document (error, the
                            default) or makes a stub with a warning

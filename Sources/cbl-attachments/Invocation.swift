@@ -36,6 +36,7 @@ extension Invocation {
     var bulkDocs: Int? = nil
     var newEdits: Bool? = nil
     var blobsPath: String? = nil
+    var into: String? = nil
     var missingBlobs: MissingBlobs? = nil
     var index = 0
     var optionsEnded = false
@@ -93,6 +94,14 @@ extension Invocation {
       case "--check":
         try noValue()
         try setMode(.check, name)
+      case "--upgrade":
+        try noValue()
+        try setMode(.upgrade, name)
+      case "--into":
+        into = try value(for: name, inline: inline)
+      case "--update-blobs":
+        try noValue()
+        invocation.options.updateBlobs = true
       case "--naming":
         let text = try value(for: name, inline: inline)
         guard let parsed = Naming(rawValue: text) else {
@@ -187,7 +196,24 @@ extension Invocation {
     }
     if invocation.help || invocation.version { return invocation }
     guard invocation.modeGiven != nil else {
-      throw UsageError(message: "choose a mode: --push, --pull, --list or --check")
+      throw UsageError(message: "choose a mode: --push, --pull, --upgrade, --list or --check")
+    }
+    let mode = invocation.options.mode
+    if let into {
+      guard mode == .upgrade else { throw UsageError(message: "--into applies to --upgrade only") }
+      guard !into.isEmpty, !into.hasPrefix("_") else {
+        throw UsageError(
+          message:
+            "--into must name a top-level property that does not start with _ (Couchbase Lite"
+            + " removes those), not '\(into)'")
+      }
+      invocation.options.upgradeInto = into
+    }
+    if invocation.options.updateBlobs && mode != .pull {
+      throw UsageError(message: "--update-blobs applies to --pull only")
+    }
+    if (naming != nil || invocation.options.revpos != nil) && mode != .push && mode != .check {
+      throw UsageError(message: "--naming and --revpos apply to --push (and --check) only")
     }
     if let naming { invocation.options.naming = naming }
     if invocation.options.revpos != nil && invocation.options.naming != .litecore {

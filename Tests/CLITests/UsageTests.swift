@@ -16,10 +16,10 @@ struct UsageTests {
     try scratch.write("in.json", input)
     expectRun(
       try CLI.run(["in.json"], stdin: input, in: scratch.directory), stdout: "",
-      stderr: usageError("choose a mode: --push, --pull, --list or --check"), status: 2)
+      stderr: usageError("choose a mode: --push, --pull, --upgrade, --list or --check"), status: 2)
     expectRun(
       try CLI.run([], stdin: input), stdout: "",
-      stderr: usageError("choose a mode: --push, --pull, --list or --check"), status: 2)
+      stderr: usageError("choose a mode: --push, --pull, --upgrade, --list or --check"), status: 2)
   }
 
   @Test("two modes")
@@ -142,7 +142,8 @@ struct UsageTests {
     #expect(result.stderr == "")
     #expect(
       result.out.hasPrefix(
-        "Usage: cbl-attachments (--push | --pull | --list | --check) [OPTION]... [FILE]...\n"),
+        "Usage: cbl-attachments (--push | --pull | --upgrade | --list | --check) [OPTION]... [FILE]...\n"
+      ),
       "\(result)")
     #expect(result.out.hasSuffix("\n"))
     // Every option of SPEC.md's command line is documented.

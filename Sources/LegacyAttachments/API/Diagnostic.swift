@@ -41,6 +41,18 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     case encodedKept = "encoded-kept"
     /// `--blobs`: the blob store could not be read or written (the run ends).
     case blobStoreFailed = "blob-store-failed"
+    /// `--upgrade`: an entry that cannot become a blob stays in `_attachments`.
+    case upgradeKept = "upgrade-kept"
+    /// `--upgrade`: the blob property cannot take the entry (not an object, the name taken).
+    case upgradeClash = "upgrade-clash"
+    /// `--check`: a blob whose `sha1-` digest is in no entry of the document's `_attachments`.
+    case danglingBlob = "dangling-blob"
+    /// `--check`: an entry with a synthesized name and no blob at that place.
+    case orphanEntry = "orphan-entry"
+    /// `--check`: an entry with an `md5-` digest.
+    case md5Digest = "md5-digest"
+    /// `--pull --update-blobs`: an entry whose digest is not `sha1-` updates no blob.
+    case blobNotUpdated = "blob-not-updated"
   }
 
   public var severity: Severity

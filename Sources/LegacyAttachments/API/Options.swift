@@ -8,6 +8,9 @@ public enum Mode: String, Sendable, CaseIterable {
   case list
   /// Write one NDJSON finding per problem Sync Gateway would refuse or conversion would lose.
   case check
+  /// Move legacy attachments into blob properties (`--upgrade`): the migration from Couchbase
+  /// Lite 1.x, CouchDB and PouchDB documents to Couchbase Lite 2 blobs.
+  case upgrade
 }
 
 /// How push names the `_attachments` entries it makes.
@@ -58,6 +61,11 @@ public struct ConversionOptions: Sendable, Equatable {
   public var bulkDocs: BulkDocsOutput?
   /// The Couchbase Lite blob store that attachment bytes are carried to and from (`--blobs`).
   public var blobs: BlobStoreOptions?
+  /// `--upgrade`: the top-level property the new blobs go in (`--into`, default `attachments`).
+  public var upgradeInto: String
+  /// `--pull --update-blobs`: match entries by the place their name gives, and copy a replaced
+  /// attachment's digest, length and content type into its blob.
+  public var updateBlobs: Bool
   /// Report a bad document and go on with the next one, instead of stopping.
   public var keepGoing: Bool
   /// Treat warnings (a blob without a digest, an entry kept for its bytes) as errors that reject
@@ -67,7 +75,8 @@ public struct ConversionOptions: Sendable, Equatable {
   public init(
     mode: Mode, naming: Naming = .jsonpath, revpos: Int? = nil, framing: Framing = .lines,
     documents: DocumentPath = .root, bulkDocs: BulkDocsOutput? = nil,
-    blobs: BlobStoreOptions? = nil, keepGoing: Bool = false, strict: Bool = false
+    blobs: BlobStoreOptions? = nil, upgradeInto: String = "attachments",
+    updateBlobs: Bool = false, keepGoing: Bool = false, strict: Bool = false
   ) {
     self.mode = mode
     self.naming = naming
@@ -76,6 +85,8 @@ public struct ConversionOptions: Sendable, Equatable {
     self.documents = documents
     self.bulkDocs = bulkDocs
     self.blobs = blobs
+    self.upgradeInto = upgradeInto
+    self.updateBlobs = updateBlobs
     self.keepGoing = keepGoing
     self.strict = strict
   }

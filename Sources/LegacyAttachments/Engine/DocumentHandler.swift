@@ -41,7 +41,8 @@ struct DocumentHandler: ~Copyable {
   init(options: ConversionOptions, keepsRejects: Bool, outputCapacity: Int, store: BlobStore?) {
     self.options = options
     writer = ModeWriter(options: options, store: store)
-    writesCanFail = store != nil && (options.mode == .push || options.mode == .pull)
+    writesCanFail =
+      store != nil && (options.mode == .push || options.mode == .pull || options.mode == .upgrade)
     self.keepsRejects = keepsRejects
     framer = Framer(options: options)
     results = Results(outputCapacity: outputCapacity)

@@ -87,6 +87,64 @@ enum Messages {
       + " stored and the entry is kept"
   }
 
+  static func blobNotUpdated(name: String) -> String {
+    "_attachments entry \(name) names a blob but its digest is not sha1-: Couchbase Lite keeps"
+      + " only sha1- blobs, so the blob is not updated and the entry stays"
+  }
+
+  static func danglingBlob(digest: String) -> String {
+    "blob \(digest) is in none of the document's _attachments entries: Couchbase Lite fails such"
+      + " a revision on pull (\"There is no content for the blob\")"
+  }
+
+  static func orphanEntry(name: String) -> String {
+    "_attachments entry \(Diagnostic.quoted(name)) has a name a push makes, and no blob is at that"
+      + " place: a push from Couchbase Lite drops every blob_ entry it did not make"
+  }
+
+  static func md5Digest(name: String) -> String {
+    "_attachments entry \(Diagnostic.quoted(name)) has an md5- digest: Couchbase Lite downloads"
+      + " only sha1- attachments"
+  }
+
+  // MARK: --upgrade
+
+  static func upgradeKeptSynthesized(name: String) -> String {
+    "_attachments entry \(Diagnostic.quoted(name)) has a name a push made, and no blob has its"
+      + " digest; it stays"
+  }
+
+  static func upgradeKeptEncoded(name: String, follows: Bool) -> String {
+    "_attachments entry \(Diagnostic.quoted(name)) "
+      + (follows
+        ? "has its bytes in a MIME part (\"follows\")"
+        : "holds encoded (gzip) bytes") + "; it stays"
+  }
+
+  static func upgradeKeptMD5(name: String) -> String {
+    "_attachments entry \(Diagnostic.quoted(name)) has an md5- digest and no \"data\": a Couchbase"
+      + " Lite blob is named by the SHA-1 of its bytes, which are not at hand; it stays"
+  }
+
+  static func upgradeKeptUnknownDigest(name: String) -> String {
+    "_attachments entry \(Diagnostic.quoted(name)) has \"data\" but its digest is neither sha1-"
+      + " nor md5-, so the bytes cannot be checked; it stays"
+  }
+
+  static func upgradeIntoNotObject(property: String, kind: ValueKind) -> String {
+    "\(Diagnostic.quoted(property)) is \(kind.article), not an object: the blobs cannot go in it"
+  }
+
+  static func upgradeClash(name: String, property: String) -> String {
+    "\(Diagnostic.quoted(property)) already has a member \(Diagnostic.quoted(name)): the"
+      + " attachment cannot become a blob there"
+  }
+
+  static func upgradeIntoTwice(property: String) -> String {
+    "more than one top-level \(Diagnostic.quoted(property)) member; refusing to guess which one"
+      + " the blobs go in"
+  }
+
   // MARK: Framing
 
   static func noDocumentAtPath(_ path: String) -> String {

@@ -8,10 +8,14 @@ struct CheckWriter: DocumentWriter {
   private let push: PushWriter
   /// With `--blobs`: the store whose files are checked.
   private let store: BlobStore?
+  /// Whether blobs' names are `jsonpath` names (the naming measured), so `$` names compare as
+  /// they are.
+  private let jsonpathNames: Bool
 
   init(options: ConversionOptions, store: BlobStore?) {
     push = PushWriter(options: options, store: nil)
     self.store = store
+    jsonpathNames = options.naming == .jsonpath
   }
 
   func findProblems(
@@ -41,6 +45,83 @@ struct CheckWriter: DocumentWriter {
     }
     if let store {
       findStoreProblems(document, text: text, store: store, into: &problems, workspace: &workspace)
+    }
+  }
+
+  /// What Couchbase Lite's replicator does not take (SPEC.md, "Couchbase Lite compatibility"):
+  /// blobs whose digest no entry has, entries with a synthesized name and no blob there, `md5-`
+  /// digests.
+  private func findCompatibilityProblems(
+    _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
+    into problems: inout [Problem], workspace: inout WriterWorkspace
+  ) {
+    let entries = document.entries.elements
+    for blob in document.blobs.elements where blob.members.digestIsString {
+      let digest = JSONText.decodeString(
+        UnsafeBufferPointer(rebasing: text[blob.members.digest.start..<blob.members.digest.end]))
+      guard digest.starts(with: "sha1-".utf8) else { continue }
+      let inAnEntry = entries.contains {
+        $0.isObject && $0.members.digestIsString
+          && JSONText.decodedEqual($0.members.digest, blob.members.digest, in: text)
+      }
+      if !inAnEntry {
+        problems.append(
+          Problem(
+            kind: .danglingBlob, severity: .error, offset: blob.inputStart,
+            message: Messages.danglingBlob(digest: String(decoding: digest, as: UTF8.self)),
+            pointer: String(decoding: document.name(blob.pointer), as: UTF8.self)))
+      }
+    }
+    for entry in entries where entry.isObject {
+      func pointer() -> String {
+        var pointer = ByteBuffer(capacity: 64)
+        appendEntryPointer(entry.key, text: text, to: &pointer)
+        return String(decoding: pointer.bytes, as: UTF8.self)
+      }
+      let name = JSONText.decodeString(
+        UnsafeBufferPointer(rebasing: text[entry.key.start..<entry.key.end]))
+      let isSynthesized = name.withUnsafeBufferPointer { AttachmentNaming.isSynthesized($0) }
+      if isSynthesized && !hasBlob(named: name, entry: entry, document, text: text) {
+        problems.append(
+          Problem(
+            kind: .orphanEntry, severity: .error, offset: entry.keyOffset,
+            message: Messages.orphanEntry(name: String(decoding: name, as: UTF8.self)),
+            pointer: pointer()))
+      }
+      if entry.members.digestIsString {
+        let digest = JSONText.decodeString(
+          UnsafeBufferPointer(
+            rebasing: text[entry.members.digest.start..<entry.members.digest.end]))
+        if digest.starts(with: "md5-".utf8) {
+          problems.append(
+            Problem(
+              kind: .md5Digest, severity: .error, offset: entry.keyOffset,
+              message: Messages.md5Digest(name: String(decoding: name, as: UTF8.self)),
+              pointer: pointer()))
+        }
+      }
+    }
+  }
+
+  /// Whether a blob is at the place a synthesized name gives (`blob_` and digits name none: a
+  /// blob with the entry's digest stands for it).
+  private func hasBlob(
+    named name: [UInt8], entry: LegacyEntry, _ document: borrowing ScannedDocument,
+    text: UnsafeBufferPointer<UInt8>
+  ) -> Bool {
+    let blobs = document.blobs.elements
+    if name.starts(with: "blob_/".utf8) {
+      let pointer = name.dropFirst(5)
+      return blobs.contains { document.name($0.pointer).elementsEqual(pointer) }
+    }
+    if name.first == UInt8(ascii: "$") {
+      if jsonpathNames { return blobs.contains { document.name($0.name).elementsEqual(name) } }
+      guard let pointer = AttachmentNaming.pointer(ofJSONPath: name) else { return false }
+      return blobs.contains { document.name($0.pointer).elementsEqual(pointer) }
+    }
+    return blobs.contains {
+      $0.members.digestIsString && entry.members.digestIsString
+        && JSONText.decodedEqual($0.members.digest, entry.members.digest, in: text)
     }
   }
 

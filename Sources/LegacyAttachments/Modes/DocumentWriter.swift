@@ -49,6 +49,7 @@ enum ModeWriter {
   case pull(PullWriter)
   case list(ListWriter)
   case check(CheckWriter)
+  case upgrade(UpgradeWriter)
 
   init(options: ConversionOptions, store: BlobStore?) {
     switch options.mode {
@@ -56,6 +57,7 @@ enum ModeWriter {
     case .pull: self = .pull(PullWriter(options: options, store: store))
     case .list: self = .list(ListWriter(store: store))
     case .check: self = .check(CheckWriter(options: options, store: store))
+    case .upgrade: self = .upgrade(UpgradeWriter(options: options, store: store))
     }
   }
 
@@ -71,6 +73,8 @@ enum ModeWriter {
     case .list(let writer):
       writer.findProblems(in: document, text: text, into: &problems, workspace: &workspace)
     case .check(let writer):
+      writer.findProblems(in: document, text: text, into: &problems, workspace: &workspace)
+    case .upgrade(let writer):
       writer.findProblems(in: document, text: text, into: &problems, workspace: &workspace)
     }
   }
@@ -94,6 +98,10 @@ enum ModeWriter {
         document, text: text, line: line, to: &output, statistics: &statistics,
         workspace: &workspace, problems: &problems)
     case .check(let writer):
+      writer.write(
+        document, text: text, line: line, to: &output, statistics: &statistics,
+        workspace: &workspace, problems: &problems)
+    case .upgrade(let writer):
       writer.write(
         document, text: text, line: line, to: &output, statistics: &statistics,
         workspace: &workspace, problems: &problems)

@@ -7,14 +7,20 @@
 ///
 /// With `--blobs`, the bytes of an entry to be removed are saved in the store first, checked
 /// against its digest; then it is removed like any other.
+///
+/// With `--update-blobs` (Couchbase Lite's replicator, its pointer bug fixed), a synthesized name
+/// is resolved first: the blob at the place it names loses its entry whatever the digests, and
+/// takes the entry's digest, length and content type when the attachment was replaced.
 struct PullWriter: DocumentWriter {
   private let strict: Bool
   /// With `--blobs`: where the bytes go.
   private let carrier: BodyCarrier?
+  private let updatesBlobs: Bool
 
   init(options: ConversionOptions, store: BlobStore?) {
     strict = options.strict
     carrier = store.map { BodyCarrier(store: $0) }
+    updatesBlobs = options.updateBlobs
   }
 
   /// What pull does with one entry of `_attachments`.
@@ -83,6 +89,8 @@ struct PullWriter: DocumentWriter {
               name: document.string(entry.key, in: text), kind: entry.members.dataKind),
             pointer: ""))
       case .keptForItsBytes:
+        // With --update-blobs, what is kept is known only while writing.
+        guard !updatesBlobs else { continue }
         problems.append(
           Problem(
             kind: .dataKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
@@ -97,6 +105,11 @@ struct PullWriter: DocumentWriter {
     to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace,
     problems: inout [Problem]
   ) -> IOError? {
+    if updatesBlobs {
+      return writeUpdatingBlobs(
+        document, text: text, to: &output, statistics: &statistics, workspace: &workspace,
+        problems: &problems)
+    }
     guard Self.applies(to: document) else {
       output.append(text)
       return nil
@@ -109,36 +122,10 @@ struct PullWriter: DocumentWriter {
       case .removed:
         workspace.removed.push(entry.member)
       case .stored:
-        let outcome = carrier!.store(
-          data: UnsafeBufferPointer(
-            rebasing: text[entry.members.data.start..<entry.members.data.end]),
-          digest: stringDigest(entry.members, text: text)!)
-        let place = "_attachments entry " + Diagnostic.quoted(document.string(entry.key, in: text))
-        let digest = stringDigest(entry.members, text: text)!.description
-        switch outcome {
-        case .carried:
-          workspace.removed.push(entry.member)
-        case .keptExisting:
-          workspace.removed.push(entry.member)
-          problems.append(
-            Problem(
-              kind: .lengthMismatch, severity: strict ? .error : .warning,
-              offset: entry.keyOffset,
-              message: Messages.body(outcome, place: place, digest: digest), pointer: ""))
-        case .failed(let file, let errno):
-          problems.append(
-            Problem(
-              kind: .blobStoreFailed, severity: .error, offset: entry.keyOffset,
-              message: Messages.body(outcome, place: place, digest: digest), pointer: ""))
-          return IOError(operation: .storeBlob, errno: errno, target: file)
-        default:
-          problems.append(
-            Problem(
-              kind: outcome == .invalidBase64 ? .invalidData : .dataMismatch, severity: .error,
-              offset: entry.keyOffset,
-              message: Messages.body(outcome, place: place, digest: digest), pointer: ""))
-          return nil
-        }
+        let (removes, failure) = storeBytes(of: entry, document, text: text, problems: &problems)
+        if let failure { return failure }
+        guard problems.allSatisfy({ $0.severity != .error }) else { return nil }
+        if removes { workspace.removed.push(entry.member) }
       case .unmatched, .keptForItsBytes, .invalidData, .keptEncoded:
         continue
       }
@@ -166,6 +153,221 @@ struct PullWriter: DocumentWriter {
       base, from: value.start + 1, to: value.end - 1, excluding: removed, to: &output)
     output.append(UnsafeBufferPointer(rebasing: text[(value.end - 1)...]))
     return nil
+  }
+
+  /// With `--blobs`: stores an entry's `data` (checked against its digest). Returns whether the
+  /// entry goes (its bytes are safe), and a failure of the store that ends the run; what keeps
+  /// it from going is in `problems`.
+  private func storeBytes(
+    of entry: LegacyEntry, _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
+    problems: inout [Problem]
+  ) -> (removes: Bool, failure: IOError?) {
+    let digest = stringDigest(entry.members, text: text)!
+    let outcome = carrier!.store(
+      data: UnsafeBufferPointer(rebasing: text[entry.members.data.start..<entry.members.data.end]),
+      digest: digest)
+    let place = "_attachments entry " + Diagnostic.quoted(document.string(entry.key, in: text))
+    func problem(_ kind: Diagnostic.Kind, _ severity: Diagnostic.Severity) {
+      problems.append(
+        Problem(
+          kind: kind, severity: severity, offset: entry.keyOffset,
+          message: Messages.body(outcome, place: place, digest: digest.description), pointer: ""))
+    }
+    switch outcome {
+    case .carried:
+      return (true, nil)
+    case .keptExisting:
+      problem(.lengthMismatch, strict ? .error : .warning)
+      return (true, nil)
+    case .failed(let file, let errno):
+      problem(.blobStoreFailed, .error)
+      return (false, IOError(operation: .storeBlob, errno: errno, target: file))
+    default:
+      problem(outcome == .invalidBase64 ? .invalidData : .dataMismatch, .error)
+      return (false, nil)
+    }
+  }
+
+  // MARK: --update-blobs
+
+  /// The index of the blob at the place a synthesized name gives (`blob_/` and an RFC 6901
+  /// pointer, or a `$` jsonpath), when one is there.
+  private static func blobNamed(
+    _ name: [UInt8], in document: borrowing ScannedDocument
+  ) -> Int? {
+    let blobs = document.blobs.elements
+    if name.starts(with: "blob_/".utf8) {
+      let pointer = name.dropFirst(5)
+      return blobs.firstIndex { document.name($0.pointer).elementsEqual(pointer) }
+    }
+    if name.first == UInt8(ascii: "$") {
+      return blobs.firstIndex { document.name($0.name).elementsEqual(name) }
+    }
+    return nil
+  }
+
+  /// `blob_` and digits: Couchbase Lite 2.0's names, which name no place.
+  private static func isNumberedBlobName(_ name: [UInt8]) -> Bool {
+    name.count > 5 && name.starts(with: "blob_".utf8)
+      && name.dropFirst(5).allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+  }
+
+  private func writeUpdatingBlobs(
+    _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
+    to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace,
+    problems: inout [Problem]
+  ) -> IOError? {
+    let entries = document.entries.elements
+    guard document.attachments.isSingleObject, !entries.isEmpty else {
+      output.append(text)
+      return nil
+    }
+    let blobs = document.blobs.elements
+    let matcher = DigestMatcher(text: text.baseAddress!, blobs: blobs)
+    var removed: [Span] = []
+    var updated: [Int: LegacyEntry] = [:]
+    for entry in entries where entry.isObject && entry.members.digestIsString {
+      let name = JSONText.decodeString(
+        UnsafeBufferPointer(rebasing: text[entry.key.start..<entry.key.end]))
+      let quoted = Diagnostic.quoted(String(decoding: name, as: UTF8.self))
+      if Self.isNumberedBlobName(name) {
+        removed.append(entry.member)
+        continue
+      }
+      let digest = JSONText.decodeString(
+        UnsafeBufferPointer(rebasing: text[entry.members.digest.start..<entry.members.digest.end]))
+      if let index = Self.blobNamed(name, in: document) {
+        guard digest.starts(with: "sha1-".utf8) else {
+          problems.append(
+            Problem(
+              kind: .blobNotUpdated, severity: strict ? .error : .warning,
+              offset: entry.keyOffset, message: Messages.blobNotUpdated(name: quoted),
+              pointer: ""))
+          continue
+        }
+        let blob = blobs[index]
+        if entry.members.data.isPresent {
+          guard entry.members.dataKind == .string else { continue }  // rejected already
+          if carrier != nil {
+            let (removes, failure) = storeBytes(
+              of: entry, document, text: text, problems: &problems)
+            if let failure { return failure }
+            guard problems.allSatisfy({ $0.severity != .error }) else { return nil }
+            if !removes { continue }
+          } else if !(blob.members.dataKind == .string
+            && JSONText.decodedEqual(blob.members.data, entry.members.data, in: text)
+            && JSONText.decodedEqual(blob.members.digest, entry.members.digest, in: text))
+          {
+            problems.append(
+              Problem(
+                kind: .dataKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
+                message: Messages.entryDataKept(name: String(decoding: name, as: UTF8.self)),
+                pointer: ""))
+            continue
+          }
+        }
+        removed.append(entry.member)
+        if !(blob.members.digestIsString
+          && JSONText.decodedEqual(blob.members.digest, entry.members.digest, in: text))
+        {
+          updated[index] = entry
+        }
+        continue
+      }
+      // A name that gives no blob: matched by digest, as pull does.
+      switch fate(of: entry, matcher, blobs: blobs, text: text) {
+      case .removed:
+        removed.append(entry.member)
+      case .stored:
+        let (removes, failure) = storeBytes(of: entry, document, text: text, problems: &problems)
+        if let failure { return failure }
+        guard problems.allSatisfy({ $0.severity != .error }) else { return nil }
+        if removes { removed.append(entry.member) }
+      case .keptForItsBytes:
+        problems.append(
+          Problem(
+            kind: .dataKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
+            message: Messages.entryDataKept(name: String(decoding: name, as: UTF8.self)),
+            pointer: ""))
+      case .unmatched, .invalidData, .keptEncoded:
+        continue
+      }
+    }
+    guard !removed.isEmpty || !updated.isEmpty else {
+      output.append(text)
+      return nil
+    }
+    statistics.entriesRemoved += removed.count
+    var edits = TextEdits()
+    let attachments = document.attachments
+    if removed.count == entries.count {
+      edits.removeMember(attachments.member, in: text)
+    } else if !removed.isEmpty {
+      var value = ByteBuffer(capacity: attachments.value.count)
+      value.append(UInt8(ascii: "{"))
+      var splicer = MemberSplicer()
+      removed.sort { $0.start < $1.start }
+      splicer.append(
+        text.baseAddress!, from: attachments.value.start + 1, to: attachments.value.end - 1,
+        excluding: removed, to: &value)
+      value.append(UInt8(ascii: "}"))
+      edits.replace(attachments.value, with: Array(value.bytes))
+    }
+    for (index, entry) in updated {
+      edits.replace(blobs[index].span, with: Self.updated(blobs[index], from: entry, text: text))
+    }
+    edits.apply(to: text, into: &output)
+    return nil
+  }
+
+  /// A blob whose attachment was replaced on the server: each member it has takes the entry's
+  /// value when the entry has that member; `length` and `content_type` go when the entry lacks
+  /// them; nothing is added. Tokens are copied as written.
+  private static func updated(
+    _ blob: BlobReference, from entry: LegacyEntry, text: UnsafeBufferPointer<UInt8>
+  ) -> [UInt8] {
+    let entryMembers = CompactObject.members(entry.value, in: text)
+    func entryValue(for key: Span) -> Span? {
+      let name = JSONText.decodeString(UnsafeBufferPointer(rebasing: text[key.start..<key.end]))
+      return entryMembers.first { CompactObject.key($0.key, in: text, is: name) }?.value
+    }
+    var output: [UInt8] = [UInt8(ascii: "{")]
+    var first = true
+    for member in CompactObject.members(blob.span, in: text) {
+      var value = member.value
+      if !CompactObject.key(member.key, in: text, is: Array("@type".utf8)) {
+        if let replacement = entryValue(for: member.key) {
+          value = replacement
+        } else if CompactObject.key(member.key, in: text, is: Array("length".utf8))
+          || CompactObject.key(member.key, in: text, is: Array("content_type".utf8))
+        {
+          continue
+        }
+      }
+      if !first { output.append(UInt8(ascii: ",")) }
+      first = false
+      output += text[member.key.start..<member.key.end]
+      output.append(UInt8(ascii: ":"))
+      output += text[value.start..<value.end]
+    }
+    output.append(UInt8(ascii: "}"))
+    return output
+  }
+
+  /// The entries pull removes (their members' start offsets), for `--upgrade`'s first step.
+  func removedEntries(
+    _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
+    workspace: inout WriterWorkspace
+  ) -> Set<Int> {
+    guard Self.applies(to: document) else { return [] }
+    let blobs = document.blobs.elements
+    let matcher = DigestMatcher(text: text.baseAddress!, blobs: blobs)
+    var removed = Set<Int>()
+    for entry in document.entries.elements
+    where fate(of: entry, matcher, blobs: blobs, text: text) == .removed {
+      removed.insert(entry.member.start)
+    }
+    return removed
   }
 
   /// Whether a blob with the entry's digest carries the same bytes (`data`, compared decoded), so

@@ -88,7 +88,12 @@ extension DocumentScanner {
     let frame = frames.base + (frames.count &- 1)
     frame.pointee.count &+= 1
     frame.pointee.key = token
-    let pending = memberRules[frame.pointee.role, KeyWord.identify(key, count: count)]
+    var pending = memberRules[frame.pointee.role, KeyWord.identify(key, count: count)]
+    if upgradeInto != nil && frame.pointee.role == .document && pending == .other
+      && isUpgradeInto(key, count: count)
+    {
+      pending = .into
+    }
     if pending == .entry {
       entryKeyOffset = tokenInputStart
     } else if pending == .attachments {
@@ -96,6 +101,13 @@ extension DocumentScanner {
     }
     frame.pointee.pendingKey = pending
     return .next
+  }
+
+  /// Whether a key (decoded) is `--into`'s property.
+  @inline(never)
+  func isUpgradeInto(_ key: UnsafePointer<UInt8>, count: Int) -> Bool {
+    guard let into = upgradeInto, into.count == count else { return false }
+    return into.withUnsafeBufferPointer { count == 0 || memcmp($0.baseAddress!, key, count) == 0 }
   }
 
   // MARK: Outside the documents
@@ -209,6 +221,15 @@ extension DocumentScanner {
       parent.pointee.members.dataKind = kind
     case .encoding:
       parent.pointee.members.isEncoded = true
+    case .follows:
+      parent.pointee.members.follows = kind == .boolean && value.count == 4
+    case .into:
+      document.into.count += 1
+      if document.into.count == 1 {
+        document.into.member = member
+        document.into.value = value
+        document.into.kind = kind
+      }
     case .stub, .revpos:
       if parent.pointee.role == .entry {
         // Entries, for `--check`: a stub and its revpos.

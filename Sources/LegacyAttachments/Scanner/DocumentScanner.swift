@@ -31,11 +31,14 @@ struct NameRequest: BitwiseCopyable {
   init(options: ConversionOptions) {
     switch options.mode {
     case .push: naming = AttachmentNaming(options.naming)
-    case .pull: naming = nil
+    case .pull: naming = options.updateBlobs ? AttachmentNaming(.jsonpath) : nil
     case .list: naming = AttachmentNaming(.jsonpath)
     case .check: naming = AttachmentNaming(options.naming)
+    case .upgrade: naming = AttachmentNaming(.jsonpath)
     }
-    pointers = options.mode == .list || options.mode == .check
+    pointers =
+      options.mode == .list || options.mode == .check || options.mode == .upgrade
+      || options.updateBlobs
   }
 }
 
@@ -54,6 +57,8 @@ struct DocumentScanner: ~Copyable {
   let nameRequest: NameRequest
   /// What each key means where it is.
   let memberRules: MemberRules
+  /// `--upgrade`: the top-level key the new blobs go in (decoded UTF-8).
+  let upgradeInto: [UInt8]?
 
   // MARK: Parser position (set by the driver before each piece is parsed)
 
@@ -107,6 +112,7 @@ struct DocumentScanner: ~Copyable {
     suggestsListFormat = options.framing == .lines && options.documents.steps.isEmpty
     nameRequest = NameRequest(options: options)
     memberRules = MemberRules(options: options)
+    upgradeInto = options.mode == .upgrade ? Array(options.upgradeInto.utf8) : nil
     self.view = view
     text = ByteBuffer(capacity: textCapacity)
   }

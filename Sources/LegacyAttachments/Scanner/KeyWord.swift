@@ -29,6 +29,8 @@ enum KeyWord {
   static let id = Pattern(head: 0x0064_695F, tail: 0x0000_0000_0000_0000, count: 3)
   /// `_rev`
   static let rev = Pattern(head: 0x7665_725F, tail: 0x0000_0000_0000_0000, count: 4)
+  /// `follows`
+  static let follows = Pattern(head: 0x6C6C_6F66, tail: 0x0000_0000_0073_776F, count: 7)
   /// `encoding`
   static let encoding = Pattern(head: 0x6F63_6E65, tail: 0x0000_0000_676E_6964, count: 8)
 
@@ -46,6 +48,10 @@ enum KeyWord {
     case 6:
       return raw.loadUnaligned(as: UInt32.self) == pattern.head
         && UInt64(raw.loadUnaligned(fromByteOffset: 4, as: UInt16.self)) == pattern.tail
+    case 7:
+      return raw.loadUnaligned(as: UInt32.self) == pattern.head
+        && (UInt64(raw.loadUnaligned(fromByteOffset: 4, as: UInt16.self)) | UInt64(key[6]) << 16)
+          == pattern.tail
     case 8:
       return raw.loadUnaligned(as: UInt32.self) == pattern.head
         && UInt64(raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self)) == pattern.tail
@@ -72,6 +78,7 @@ enum KeyWord {
       if `is`(key, digest) { return .digest }
       if `is`(key, length) { return .length }
       return `is`(key, revpos) ? .revpos : .other
+    case 7: return `is`(key, follows) ? .follows : .other
     case 8: return `is`(key, encoding) ? .encoding : .other
     case 12:
       if `is`(key, contentType) { return .contentType }

@@ -12,9 +12,11 @@ struct MemberRules: ~Copyable {
     table = .allocate(capacity: roles * Self.words)
     let needsPointers =
       options.mode == .list || options.mode == .check || options.blobs != nil
+      || options.mode == .upgrade || options.updateBlobs
     let litecore = options.naming == .litecore
-    let carriesBodies = options.blobs != nil
-    let tracksData = options.mode == .pull || options.mode == .check || carriesBodies
+    let carriesBodies = options.blobs != nil || options.mode == .upgrade
+    let tracksData =
+      options.mode == .pull || options.mode == .check || carriesBodies || options.updateBlobs
     let checksEntries = options.mode == .check || carriesBodies
     for role in 0..<roles {
       for word in 0..<Self.words {
@@ -50,7 +52,8 @@ struct MemberRules: ~Copyable {
       (.entry, .contentType):
       needsPointers ? word : .other
     case (.candidate, .revpos), (.candidate, .stub): litecore ? word : .other
-    case (.entry, .revpos), (.entry, .stub), (.entry, .encoding): checksEntries ? word : .other
+    case (.entry, .revpos), (.entry, .stub), (.entry, .encoding), (.entry, .follows):
+      checksEntries ? word : .other
     case (.candidate, .data), (.entry, .data): tracksData ? word : .other
     case (.document, .attachments), (.document, .id), (.document, .rev): word
     default: .other

@@ -57,6 +57,9 @@ enum MemberKey: UInt8, BitwiseCopyable {
   case entry  // any member of `_attachments`
   case data
   case encoding
+  case follows
+  /// `--upgrade`: the top-level property the new blobs go in (`--into`).
+  case into
 }
 
 /// The members of a blob or an attachment entry that modes read: where their values are in the
@@ -74,8 +77,10 @@ struct AttachmentMembers: BitwiseCopyable {
   /// `revpos` value.
   var isStub = false
   var revpos: Span = .none
-  /// Entries, with `--blobs`: whether an `encoding` member (gzip) says the bytes are encoded.
+  /// Entries, with `--blobs` or `--upgrade`: whether an `encoding` member (gzip) says the bytes
+  /// are encoded, and whether `follows` says they come in a MIME part.
   var isEncoded = false
+  var follows = false
 
 }
 
@@ -144,6 +149,14 @@ struct AttachmentsMember: BitwiseCopyable {
   var isObject: Bool { kind == .object }
   /// Exactly one, and an object: the `_attachments` modes can rewrite.
   var isSingleObject: Bool { count == 1 && kind == .object }
+}
+
+/// `--upgrade`: the document's top-level member named by `--into`, as first found.
+struct IntoMember: BitwiseCopyable {
+  var count = 0
+  var member: Span = .none
+  var value: Span = .none
+  var kind: ValueKind = .null
 }
 
 /// A problem found in a document, kept until the document ends.

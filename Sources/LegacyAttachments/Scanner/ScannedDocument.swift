@@ -27,6 +27,8 @@ struct ScannedDocument: ~Copyable {
   var identifier: Span = .none
   var revision: Span = .none
   var attachments = AttachmentsMember()
+  /// `--upgrade`: the top-level member the new blobs go in.
+  var into = IntoMember()
   /// What the scanner itself found wrong (not an object, duplicate `_attachments`).
   var problems: [Problem] = []
 
@@ -50,6 +52,7 @@ struct ScannedDocument: ~Copyable {
     identifier = .none
     revision = .none
     attachments = AttachmentsMember()
+    into = IntoMember()
     if !problems.isEmpty { problems.removeAll(keepingCapacity: true) }
   }
 }
