@@ -20,8 +20,10 @@ import Testing
 //                       `no-rejects` (rejected text is not kept, as without `--rejects`: errors
 //                       say what was skipped)
 //
-// Steps: `push`, `push-litecore`, `pull`, `list`, `check`, and the chains `push-then-pull`,
-// `push-litecore-then-pull` (diagnostics and rejects of every stage, in order).
+// Steps: `push`, `push-litecore`, `pull`, `pull-update-blobs`, `upgrade`, `list`, `check`, and
+// the chains `push-then-pull`, `push-litecore-then-pull`, `upgrade-then-pull`,
+// `upgrade-then-upgrade`, `upgrade-then-push-litecore` (diagnostics and rejects of every stage,
+// in order). The option `into NAME` sets `--into` for the upgrade steps.
 //
 // Like yajl's runner, each step is fed to the engine with EVERY chunk size from 1 to 64 bytes (and
 // the default 64 KiB), with the engine's buffers at their usual sizes and at 16 bytes (so that the
@@ -60,6 +62,7 @@ private struct GoldenCase {
   let bulkDocs: BulkDocsOutput?
   let keepGoing: Bool
   let strict: Bool
+  let into: String
   let revpos: Int?
   let keepsRejects: Bool
 
@@ -73,6 +76,7 @@ private struct GoldenCase {
     var newEditsFalse = false
     var keepGoing = false
     var strict = false
+    var into = "attachments"
     var revpos: Int? = nil
     var keepsRejects = true
     if let text = try? String(
@@ -93,6 +97,7 @@ private struct GoldenCase {
         case "bulk-docs": perBody = Int(words[1])!
         case "new-edits": newEditsFalse = words[1] == "false"
         case "keep-going": keepGoing = true
+        case "into": into = words[1...].joined(separator: " ")
         case "strict": strict = true
         case "revpos": revpos = Int(words[1])!
         case "no-rejects": keepsRejects = false
@@ -105,6 +110,7 @@ private struct GoldenCase {
     bulkDocs = perBody.map { BulkDocsOutput(documentsPerBody: $0, newEditsFalse: newEditsFalse) }
     self.keepGoing = keepGoing
     self.strict = strict
+    self.into = into
     self.revpos = revpos
     self.keepsRejects = keepsRejects
   }
@@ -124,12 +130,14 @@ private struct GoldenCase {
       .sorted()
   }
 
-  func options(_ mode: Mode, naming: Naming = .jsonpath) -> ConversionOptions {
+  func options(_ mode: Mode, naming: Naming = .jsonpath, updateBlobs: Bool = false)
+    -> ConversionOptions
+  {
     ConversionOptions(
       mode: mode, naming: naming, revpos: naming == .litecore ? revpos : nil, framing: framing,
       documents: documents,
-      bulkDocs: mode == .push || mode == .pull ? bulkDocs : nil, keepGoing: keepGoing,
-      strict: strict)
+      bulkDocs: mode == .push || mode == .pull ? bulkDocs : nil, upgradeInto: into,
+      updateBlobs: updateBlobs, keepGoing: keepGoing, strict: strict)
   }
 
   /// The stages of a step, each run on the output of the one before.
@@ -140,6 +148,11 @@ private struct GoldenCase {
     case "pull": [options(.pull)]
     case "list": [options(.list)]
     case "check": [options(.check)]
+    case "upgrade": [options(.upgrade)]
+    case "pull-update-blobs": [options(.pull, updateBlobs: true)]
+    case "upgrade-then-pull": [options(.upgrade), options(.pull)]
+    case "upgrade-then-upgrade": [options(.upgrade), options(.upgrade)]
+    case "upgrade-then-push-litecore": [options(.upgrade), options(.push, naming: .litecore)]
     case "push-then-pull": [options(.push), options(.pull)]
     case "push-litecore-then-pull": [options(.push, naming: .litecore), options(.pull)]
     default: nil
@@ -327,7 +340,8 @@ struct GoldenTests {
 
       // Push and pull are idempotent: converting the expected output again changes nothing.
       // (Rows and `_bulk_docs` bodies are not input of the same kind.)
-      if stages.count == 1, stages[0].mode == .push || stages[0].mode == .pull,
+      if stages.count == 1,
+        stages[0].mode == .push || stages[0].mode == .pull || stages[0].mode == .upgrade,
         stages[0].bulkDocs == nil,
         !reference.diagnostics.contains(where: { $0.contains(": error: ") })
       {

@@ -42,6 +42,7 @@ struct CheckWriter: DocumentWriter {
       for entry in document.entries.elements {
         findProblems(of: entry, text: text, into: &problems, workspace: &workspace)
       }
+      findCompatibilityProblems(document, text: text, into: &problems, workspace: &workspace)
     }
     if let store {
       findStoreProblems(document, text: text, store: store, into: &problems, workspace: &workspace)
