@@ -41,8 +41,11 @@ struct DocumentHandler: ~Copyable {
   init(options: ConversionOptions, keepsRejects: Bool, outputCapacity: Int, store: BlobStore?) {
     self.options = options
     writer = ModeWriter(options: options, store: store)
+    // What a writer finds only while writing (a body the store refuses; with --update-blobs, an
+    // entry resolved by name) can reject the document, so its output must be taken back then.
     writesCanFail =
-      store != nil && (options.mode == .push || options.mode == .pull || options.mode == .upgrade)
+      (store != nil && (options.mode == .push || options.mode == .pull || options.mode == .upgrade))
+      || (options.mode == .pull && options.updateBlobs)
     self.keepsRejects = keepsRejects
     framer = Framer(options: options)
     results = Results(outputCapacity: outputCapacity)

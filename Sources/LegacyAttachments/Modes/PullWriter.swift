@@ -230,13 +230,15 @@ struct PullWriter: DocumentWriter {
       let name = JSONText.decodeString(
         UnsafeBufferPointer(rebasing: text[entry.key.start..<entry.key.end]))
       let quoted = Diagnostic.quoted(String(decoding: name, as: UTF8.self))
-      if Self.isNumberedBlobName(name) {
+      let numbered = Self.isNumberedBlobName(name)
+      if numbered && !entry.members.data.isPresent {
         removed.append(entry.member)
         continue
       }
       let digest = JSONText.decodeString(
         UnsafeBufferPointer(rebasing: text[entry.members.digest.start..<entry.members.digest.end]))
-      if let index = Self.blobNamed(name, in: document) {
+      // A numbered entry with bytes names no place: it goes only as pull lets it (by digest).
+      if !numbered, let index = Self.blobNamed(name, in: document) {
         guard digest.starts(with: "sha1-".utf8) else {
           problems.append(
             Problem(
@@ -247,7 +249,18 @@ struct PullWriter: DocumentWriter {
         }
         let blob = blobs[index]
         if entry.members.data.isPresent {
-          guard entry.members.dataKind == .string else { continue }  // rejected already
+          guard entry.members.dataKind == .string else {
+            // Rejected already when it also matched a blob by digest; otherwise here.
+            if !problems.contains(where: { $0.kind == .invalidData && $0.offset == entry.keyOffset }) {
+              problems.append(
+                Problem(
+                  kind: .invalidData, severity: .error, offset: entry.keyOffset,
+                  message: Messages.entryDataNotString(
+                    name: String(decoding: name, as: UTF8.self), kind: entry.members.dataKind),
+                  pointer: ""))
+            }
+            return nil
+          }
           if carrier != nil {
             let (removes, failure) = storeBytes(
               of: entry, document, text: text, problems: &problems)

@@ -143,7 +143,7 @@ struct UpgradeWriter: DocumentWriter {
           upgrade.digest = sha1
           upgrade.finalDigest = Array(sha1.utf8)
         }
-      } else if digest?.algorithm == .md5 {
+      } else if digestText.starts(with: "md5-".utf8) {
         stays(Messages.upgradeKeptMD5(name: name))
         continue
       }
@@ -174,21 +174,29 @@ struct UpgradeWriter: DocumentWriter {
       }
       plan.fates.append(.upgraded(upgrade))
     }
-    // What is left and mirrors a new blob is removed too, so that pull after upgrade changes
-    // nothing.
-    let newDigests = plan.fates.compactMap { fate -> [UInt8]? in
-      if case .upgraded(let upgrade) = fate { return upgrade.finalDigest }
+    // What is left and mirrors a new blob (its digest, and its bytes when it carries some) is
+    // removed too, so that pull after upgrade changes nothing.
+    let newBlobs = entries.indices.compactMap { index -> (digest: [UInt8], entry: LegacyEntry)? in
+      if case .upgraded(let upgrade) = plan.fates[index] {
+        return (upgrade.finalDigest, entries[index])
+      }
       return nil
     }
+    guard !newBlobs.isEmpty else { return plan }
     for (index, entry) in entries.enumerated() {
       guard case .kept = plan.fates[index], entry.isObject, entry.members.digestIsString,
-        !entry.members.data.isPresent
+        !entry.members.data.isPresent || entry.members.dataKind == .string
       else { continue }
       let digest = JSONText.decodeString(
         UnsafeBufferPointer(rebasing: text[entry.members.digest.start..<entry.members.digest.end]))
-      if newDigests.contains(digest) {
+      let mirrors = newBlobs.contains { blob in
+        blob.digest == digest
+          && (!entry.members.data.isPresent
+            || JSONText.decodedEqual(blob.entry.members.data, entry.members.data, in: text))
+      }
+      if mirrors {
         plan.fates[index] = .removed
-        plan.problems.removeAll { $0.offset == entry.keyOffset && $0.severity == .warning }
+        plan.problems.removeAll { $0.offset == entry.keyOffset && $0.kind == .upgradeKept }
       }
     }
     return plan
@@ -224,13 +232,16 @@ struct UpgradeWriter: DocumentWriter {
     in document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
     into problems: inout [Problem], workspace: inout WriterWorkspace
   ) {
-    if document.into.count > 1 {
+    let plan = plan(document, text: text, workspace: &workspace)
+    // Two properties of that name: which one the blobs would go in is a guess, refused; a
+    // document with nothing to upgrade is left as it is.
+    if document.into.count > 1 && plan.upgrades > 0 {
       problems.append(
         Problem(
           kind: .upgradeClash, severity: .error, offset: document.start,
           message: Messages.upgradeIntoTwice(property: options()), pointer: ""))
     }
-    problems.append(contentsOf: plan(document, text: text, workspace: &workspace).problems)
+    problems.append(contentsOf: plan.problems)
   }
 
   func write(
