@@ -38,6 +38,29 @@ enum Base64 {
     return output
   }
 
+  /// Decodes the base64 text of a JSON string token (quotes included) as
+  /// ``decode(_:piece:_:)`` does. A token with JSON escapes (`\u0041`, `\/`) is unescaped
+  /// first: the escapes are JSON's, the text they stand for is the base64. Couchbase Lite,
+  /// Sync Gateway and CouchDB write none, so the copy this then takes is not made for theirs.
+  static func decode(
+    stringToken token: UnsafeBufferPointer<UInt8>,
+    _ consume: (UnsafeRawBufferPointer) throws(Invalid) -> Void
+  ) throws(Invalid) {
+    let content = UnsafeBufferPointer(rebasing: token.dropFirst().dropLast())
+    guard let base = content.baseAddress,
+      memchr(base, Int32(UInt8(ascii: "\\")), content.count) != nil
+    else {
+      try decode(content, consume)
+      return
+    }
+    let unescaped = JSONText.decodeString(token)
+    var failure: Invalid? = nil
+    unescaped.withUnsafeBufferPointer { text in
+      do throws(Invalid) { try decode(text, consume) } catch { failure = error }
+    }
+    if let failure { throw failure }
+  }
+
   /// Decodes `text` piece by piece, handing each piece of bytes to `consume` as it goes, so
   /// that a large body is never held decoded; throws at the first thing that is not strict
   /// base64 (what was handed over before it must then be thrown away).

@@ -80,7 +80,7 @@ struct BodyCarrier {
     var hasher = Hasher(digest.algorithm)
     var size = 0
     do {
-      try Base64.decode(UnsafeBufferPointer(rebasing: data.dropFirst().dropLast())) {
+      try Base64.decode(stringToken: data) {
         hasher.update($0)
         size += $0.count
       }
@@ -110,7 +110,7 @@ struct BodyCarrier {
     }
     var writeFailure: Errno? = nil
     do {
-      try Base64.decode(UnsafeBufferPointer(rebasing: data.dropFirst().dropLast())) {
+      try Base64.decode(stringToken: data) {
         (piece) throws(Base64.Invalid) in
         guard writeFailure == nil else { return }
         do throws(Errno) { try body.append(piece) } catch { writeFailure = error }

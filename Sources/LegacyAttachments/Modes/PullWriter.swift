@@ -267,7 +267,8 @@ struct PullWriter: DocumentWriter {
             if let failure { return failure }
             guard problems.allSatisfy({ $0.severity != .error }) else { return nil }
             if !removes { continue }
-          } else if !(blob.members.dataKind == .string
+          } else if !(blob.members.data.isPresent && blob.members.dataKind == .string
+            && blob.members.digestIsString
             && JSONText.decodedEqual(blob.members.data, entry.members.data, in: text)
             && JSONText.decodedEqual(blob.members.digest, entry.members.digest, in: text))
           {

@@ -192,7 +192,8 @@ struct UpgradeWriter: DocumentWriter {
       let mirrors = newBlobs.contains { blob in
         blob.digest == digest
           && (!entry.members.data.isPresent
-            || JSONText.decodedEqual(blob.entry.members.data, entry.members.data, in: text))
+            || (blob.entry.members.data.isPresent && blob.entry.members.dataKind == .string
+              && JSONText.decodedEqual(blob.entry.members.data, entry.members.data, in: text)))
       }
       if mirrors {
         plan.fates[index] = .removed
@@ -212,7 +213,7 @@ struct UpgradeWriter: DocumentWriter {
     var own = digest.algorithm == .sha1 ? nil : Hasher(digest.algorithm)
     var size = 0
     do {
-      try Base64.decode(UnsafeBufferPointer(rebasing: data.dropFirst().dropLast())) {
+      try Base64.decode(stringToken: data) {
         sha1.update($0)
         own?.update($0)
         size += $0.count

@@ -19,6 +19,14 @@ enum ModelRejection: Error, Equatable {
   case invalidData
   /// Pull with `strict`: an entry that carries bytes no blob holds is kept (a warning).
   case dataKept
+  /// Upgrade with `strict`: an entry that cannot become a blob stays (a warning).
+  case upgradeKept
+  /// Upgrade: a name already in the property, or a property that is not an object.
+  case upgradeClash
+  /// Upgrade: inline bytes that are not the digest's.
+  case dataMismatch
+  /// Pull `--update-blobs` with `strict`: an entry names a blob, but its digest is not `sha1-`.
+  case blobNotUpdated
 
   /// The engine's diagnostic kind for the same rejection.
   var kind: Diagnostic.Kind {
@@ -30,6 +38,10 @@ enum ModelRejection: Error, Equatable {
     case .blobWithoutDigest: .blobWithoutDigest
     case .invalidData: .invalidData
     case .dataKept: .dataKept
+    case .upgradeKept: .upgradeKept
+    case .upgradeClash: .upgradeClash
+    case .dataMismatch: .dataMismatch
+    case .blobNotUpdated: .blobNotUpdated
     }
   }
 }
