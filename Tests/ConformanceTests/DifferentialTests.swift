@@ -33,7 +33,9 @@ import Testing
     case pullUpdateBlobs
 
     /// The operations with a convenience function of their own (`push`, `pull`).
-    static let withConvenience: [Operation] = [.pushJSONPath, .pushLitecore, .pushLitecoreRevpos, .pull]
+    static let withConvenience: [Operation] = [
+      .pushJSONPath, .pushLitecore, .pushLitecoreRevpos, .pull,
+    ]
 
     var description: String {
       switch self {

@@ -251,7 +251,8 @@ struct PullWriter: DocumentWriter {
         if entry.members.data.isPresent {
           guard entry.members.dataKind == .string else {
             // Rejected already when it also matched a blob by digest; otherwise here.
-            if !problems.contains(where: { $0.kind == .invalidData && $0.offset == entry.keyOffset }) {
+            if !problems.contains(where: { $0.kind == .invalidData && $0.offset == entry.keyOffset }
+            ) {
               problems.append(
                 Problem(
                   kind: .invalidData, severity: .error, offset: entry.keyOffset,

@@ -85,14 +85,6 @@ struct UpgradeWriter: DocumentWriter {
         plan.fates.append(.kept)
         continue
       }
-      if PushWriter.isSynthesized(key: entry.key, in: text, scratch: &workspace.scratch) {
-        stays(Messages.upgradeKeptSynthesized(name: name))
-        continue
-      }
-      if entry.members.isEncoded || entry.members.follows {
-        stays(Messages.upgradeKeptEncoded(name: name, follows: entry.members.follows))
-        continue
-      }
       let digestText = JSONText.decodeString(
         UnsafeBufferPointer(rebasing: text[entry.members.digest.start..<entry.members.digest.end]))
       let digest = digestText.withUnsafeBufferPointer { AttachmentDigest($0) }
@@ -107,6 +99,14 @@ struct UpgradeWriter: DocumentWriter {
             message: Messages.entryDataNotString(name: name, kind: entry.members.dataKind),
             pointer: ""))
         plan.fates.append(.kept)
+        continue
+      }
+      if PushWriter.isSynthesized(key: entry.key, in: text, scratch: &workspace.scratch) {
+        stays(Messages.upgradeKeptSynthesized(name: name))
+        continue
+      }
+      if entry.members.isEncoded || entry.members.follows {
+        stays(Messages.upgradeKeptEncoded(name: name, follows: entry.members.follows))
         continue
       }
       var upgrade = Upgrade(digest: nil, size: nil, finalDigest: digestText)

@@ -26,8 +26,15 @@ enum KnownBodies {
       md5: Array("md5-1B2M2Y8AsgTpgAmY7PhCfg==".utf8)),
   ]
 
-  /// `data` strings that are not base64 at all.
-  static let notBase64: Set<[UInt8]> = [Array("@@@@".utf8)]
+  /// Whether `text` is made of base64's alphabet, in groups of four (strict base64 is that and
+  /// padding only at the end; the generators' only other data strings are far from it).
+  static func mayBeBase64(_ text: [UInt8]) -> Bool {
+    text.count % 4 == 0
+      && text.allSatisfy { byte in
+        (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+          || (byte >= 0x30 && byte <= 0x39) || byte == 0x2B || byte == 0x2F || byte == 0x3D
+      }
+  }
 }
 
 extension ReferenceModel {
@@ -119,6 +126,11 @@ extension ReferenceModel {
         fates.append(.kept)
         continue
       }
+      // A data that is not a string rejects the document, whatever else the entry is.
+      if let data = lastMember(entryMembers, dataKey)?.value, data.string == nil {
+        rejects(.invalidData)
+        continue
+      }
       if isSynthesizedName(entry.key.value) {
         stays()
         continue
@@ -139,7 +151,7 @@ extension ReferenceModel {
           stays()
           continue
         }
-        if KnownBodies.notBase64.contains(bytes) {
+        if !KnownBodies.mayBeBase64(bytes) {
           rejects(.invalidData)
           continue
         }
@@ -210,7 +222,9 @@ extension ReferenceModel {
         continue
       case .upgraded(let newDigest, let size):
         let entryMembers = entry.value.members!
-        var blob = [RawMember(key: RawString(quoting: typeKey), value: .string(RawString(quoting: blobValue)))]
+        var blob = [
+          RawMember(key: RawString(quoting: typeKey), value: .string(RawString(quoting: blobValue)))
+        ]
         for member in entryMembers
         where !member.key.equals(stubKey) && !member.key.equals(revposKey)
           && !member.key.equals(followsKey) && !member.key.equals(typeKey)
@@ -276,7 +290,9 @@ extension ReferenceModel {
   static func decodePointer(_ pointer: [UInt8]) -> [[UInt8]]? {
     guard pointer.first == UInt8(ascii: "/") else { return nil }
     var tokens: [[UInt8]] = []
-    for raw in pointer.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
+    for raw in pointer.dropFirst().split(
+      separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+    {
       var token: [UInt8] = []
       var iterator = raw.makeIterator()
       while let byte = iterator.next() {
@@ -402,7 +418,8 @@ extension ReferenceModel {
       }
     }
     return members.map { member in
-      member.key.equals(attachmentsKey) ? member : RawMember(key: member.key, value: walk(member.value))
+      member.key.equals(attachmentsKey)
+        ? member : RawMember(key: member.key, value: walk(member.value))
     }
   }
 }
