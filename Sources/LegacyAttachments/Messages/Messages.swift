@@ -110,8 +110,8 @@ enum Messages {
   // MARK: --upgrade
 
   static func upgradeKeptSynthesized(name: String) -> String {
-    "_attachments entry \(Diagnostic.quoted(name)) has a name a push made, and no blob has its"
-      + " digest; it stays"
+    "_attachments entry \(Diagnostic.quoted(name)) has a name a push makes, and mirrors no blob;"
+      + " it stays"
   }
 
   static func upgradeKeptEncoded(name: String, follows: Bool) -> String {
