@@ -3,8 +3,13 @@
 SWIFT ?= swift
 PREFIX ?= /usr/local
 RELEASE_BIN = .build/release/cbl-attachments
+# The binary that is installed and shipped: the Swift runtime linked in (--static-swift-stdlib),
+# built in its own scratch directory so that it never replaces the test build.
+STATIC_BIN = .build/static/release/cbl-attachments
+VERSION = $(shell sed -n 's/.*static let current = "\(.*\)"/\1/p' Sources/LegacyAttachments/API/Version.swift)
+DIST = cbl-attachments-$(VERSION)-linux-$(shell uname -m)
 
-.PHONY: demo test build release install deps bench fuzz format clean
+.PHONY: demo test build release static install dist check-binary check-client deps bench fuzz format clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -30,10 +35,33 @@ test: deps
 	  --filter 'ConformanceTests|CLITests'
 	examples/run-all.sh $(RELEASE_BIN)
 
-install: release
+static: deps
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build/static \
+	  --product cbl-attachments
+
+## The binary runs without the Swift toolchain: it needs libc, libyajl2, libssl3 (libcrypto),
+## libstdc++6 and libgcc-s1 (README, "Install").
+install: static
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/bin/cbl-attachments
+	install -m 755 $(STATIC_BIN) $(DESTDIR)$(PREFIX)/bin/cbl-attachments
 	install -m 644 man/cbl-attachments.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+## A tarball to unpack under /usr/local (or anywhere): bin/, share/man/man1/, the docs.
+dist: static
+	rm -rf .build/dist/$(DIST)
+	$(MAKE) install DESTDIR=$(CURDIR)/.build/dist/$(DIST) PREFIX= STATIC_BIN=$(STATIC_BIN)
+	install -d .build/dist/$(DIST)/share/doc/cbl-attachments
+	install -m 644 README.md CHANGELOG.md .build/dist/$(DIST)/share/doc/cbl-attachments/
+	tar -C .build/dist -czf $(DIST).tar.gz $(DIST)
+	@echo $(DIST).tar.gz
+
+## The installed binary depends on no toolchain library, and runs with an empty environment.
+check-binary: static
+	scripts/check-binary.sh $(STATIC_BIN)
+
+## A separate package depending on this one by version builds and runs (a tagged bare clone).
+check-client:
+	scripts/check-client-package.sh $(VERSION)
 
 bench:
 	CBL_WITH_TOOLS=1 scripts/ensure-deps.sh

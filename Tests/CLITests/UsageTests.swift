@@ -175,6 +175,15 @@ struct UsageTests {
     let version = words.dropFirst().first.map(String.init) ?? ""
     let parts = version.split(separator: ".")
     #expect(parts.count == 3 && parts.allSatisfy { Int($0) != nil }, "X.Y.Z version: \(result)")
+    // One version everywhere: the CHANGELOG's latest release (the tag) and the man page's title.
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+    let changelog = try String(contentsOf: root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
+    let released = changelog.split(separator: "\n").first { $0.hasPrefix("## [") && !$0.contains("Unreleased") }
+    #expect(released?.hasPrefix("## [\(version)]") == true, "CHANGELOG: \(released ?? "no release")")
+    let manual = try String(
+      contentsOf: root.appendingPathComponent("man/cbl-attachments.1"), encoding: .utf8)
+    #expect(manual.contains("\"cbl-attachments \(version)\""), "the man page's .TH names \(version)")
   }
 
   @Test("--help and --version given a value are usage errors, like every flag that takes none")
