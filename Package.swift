@@ -26,6 +26,12 @@ let package = Package(
       name: "cbl-attachments",
       dependencies: ["LegacyAttachments"]
     ),
+    // One call per document against the stream API (bench/run.sh and the README's Performance).
+    .executableTarget(
+      name: "PerDocumentBenchmark",
+      dependencies: ["LegacyAttachments"],
+      path: "bench/PerDocumentBenchmark"
+    ),
     // What the test suites share: a seeded random number generator, file-backed conversion.
     .target(
       name: "TestSupport",

@@ -178,12 +178,17 @@ struct UsageTests {
     // One version everywhere: the CHANGELOG's latest release (the tag) and the man page's title.
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent()
-    let changelog = try String(contentsOf: root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
-    let released = changelog.split(separator: "\n").first { $0.hasPrefix("## [") && !$0.contains("Unreleased") }
-    #expect(released?.hasPrefix("## [\(version)]") == true, "CHANGELOG: \(released ?? "no release")")
+    let changelog = try String(
+      contentsOf: root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
+    let released = changelog.split(separator: "\n").first {
+      $0.hasPrefix("## [") && !$0.contains("Unreleased")
+    }
+    #expect(
+      released?.hasPrefix("## [\(version)]") == true, "CHANGELOG: \(released ?? "no release")")
     let manual = try String(
       contentsOf: root.appendingPathComponent("man/cbl-attachments.1"), encoding: .utf8)
-    #expect(manual.contains("\"cbl-attachments \(version)\""), "the man page's .TH names \(version)")
+    #expect(
+      manual.contains("\"cbl-attachments \(version)\""), "the man page's .TH names \(version)")
   }
 
   @Test("--help and --version given a value are usage errors, like every flag that takes none")

@@ -8,6 +8,8 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
   /// What kind of problem; the `--check` name of each is its raw value.
   public enum Kind: String, Sendable {
     case malformedJSON = "malformed-json"
+    /// A single-document conversion was given no document, or more than one.
+    case notOneDocument = "not-one-document"
     case notAnObject = "not-an-object"
     case duplicateAttachments = "duplicate-attachments"
     case attachmentsNotObject = "attachments-not-object"

@@ -40,7 +40,7 @@ public enum LegacyAttachments {
     guard result.statistics.documents == 1 else {
       throw DocumentError(
         diagnostic: Diagnostic(
-          severity: .error, kind: .malformedJSON, line: 1, column: 1,
+          severity: .error, kind: .notOneDocument, line: 1, column: 1,
           message: result.statistics.documents == 0
             ? Messages.noDocument : Messages.severalDocuments))
     }

@@ -251,6 +251,9 @@ final class ConversionEngine {
     return keep
   }
 
+  /// Whether a value (a document, or the envelope holding it) has begun and not ended.
+  var isInsideValue: Bool { openValueStart != nil }
+
   /// Where the value being read started: the open document, or the input value holding it when
   /// the path iterates nothing (what a truncated record or a malformed value is skipped from).
   private var openValueStart: StreamOffset? {

@@ -1,0 +1,109 @@
+/// Converts one document after another with the same options, without per-call setup.
+///
+/// A converter keeps one engine (its buffers and yajl handle) for all its documents, so
+/// converting many small documents costs about what streaming them does. It is a class: share
+/// it within one thread, make one per thread for several.
+///
+/// ```swift
+/// let converter = try DocumentConverter(options: ConversionOptions(mode: .push, naming: .litecore))
+/// for document in documents {
+///   do {
+///     let converted = try converter.convert(document)
+///     for warning in converted.warnings { print(warning) }
+///     send(converted.bytes)
+///   } catch {
+///     print(error.diagnostic.kind, error.diagnostic.message)
+///   }
+/// }
+/// ```
+///
+/// A document is rejected (thrown as ``DocumentError``) for the reasons SPEC.md gives, for
+/// warnings when `strict` is set, and with ``Diagnostic/Kind/notOneDocument`` when the bytes
+/// hold no document or more than one. Diagnostics are located in the document itself (line 1 is
+/// its first line).
+public final class DocumentConverter {
+  /// The options every document is converted with.
+  public let options: ConversionOptions
+  private let engine: ConversionEngine
+  private var output: [UInt8] = []
+  private var diagnostics: [Diagnostic] = []
+
+  /// A converter for `options`, checked as the command line checks them: `revpos` must be at
+  /// least 1 and only for push, `updateBlobs` only for pull, `upgradeInto` a usable property
+  /// name, and framing, document paths, `_bulk_docs` bodies and keep-going, which apply to
+  /// streams only, are refused.
+  public init(options: ConversionOptions) throws(InvalidOptions) {
+    try options.validateForSingleDocuments()
+    self.options = options
+    engine = Self.makeEngine(options)
+  }
+
+  private static func makeEngine(_ options: ConversionOptions) -> ConversionEngine {
+    ConversionEngine(
+      options: options, keepsRejects: true,
+      capacities: EngineCapacities(input: 1 << 14, text: 1 << 12, output: 1 << 14))
+  }
+
+  /// Converts exactly one document (any JSON text with one value; surrounding whitespace is
+  /// allowed). Returns the compact converted document and its warnings.
+  public func convert(_ document: [UInt8]) throws(DocumentError) -> ConvertedDocument {
+    output.removeAll(keepingCapacity: true)
+    diagnostics.removeAll(keepingCapacity: true)
+    let documentsBefore = engine.statistics.documents
+    // Each document is one input to the engine: lines count from 1, a byte-order mark is read,
+    // a cut document is reported as such, and the engine is ready for the next one whatever
+    // happened (its buffers are kept; only yajl's handle is made anew).
+    document.withUnsafeBytes { engine.feed($0) }
+    _ = engine.finishReading()
+    let documents = engine.statistics.documents - documentsBefore
+    engine.deliver(
+      output: { output.append(contentsOf: $0) }, rejects: { _, _ in },
+      diagnostic: { diagnostics.append($0) })
+    if let error = diagnostics.first(where: { $0.severity == .error }) {
+      throw DocumentError(diagnostic: error)
+    }
+    guard documents == 1 else {
+      throw DocumentError(
+        diagnostic: Diagnostic(
+          severity: .error, kind: .notOneDocument, line: 1, column: 1,
+          message: documents == 0 ? Messages.noDocument : Messages.severalDocuments))
+    }
+    if output.last == 0x0A { output.removeLast() }
+    return ConvertedDocument(bytes: output, warnings: diagnostics)
+  }
+}
+
+/// Options that a ``DocumentConverter`` (or the command line) refuses.
+public struct InvalidOptions: Error, Sendable, Equatable, CustomStringConvertible {
+  /// What is wrong, in the command line's words.
+  public var message: String
+  public var description: String { message }
+}
+
+extension ConversionOptions {
+  /// The command line's checks, for options that convert single documents.
+  func validateForSingleDocuments() throws(InvalidOptions) {
+    func refuse(_ message: String) throws(InvalidOptions) { throw InvalidOptions(message: message) }
+    if let revpos {
+      if revpos < 1 { try refuse("revpos must be a whole number from 1, not \(revpos)") }
+      if mode != .push && mode != .check { try refuse("revpos applies to push only") }
+    }
+    if naming != .jsonpath && mode != .push && mode != .check {
+      try refuse("naming applies to push only")
+    }
+    if updateBlobs && mode != .pull { try refuse("updateBlobs applies to pull only") }
+    if mode == .upgrade {
+      if upgradeInto.isEmpty { try refuse("upgradeInto must not be empty") }
+      if upgradeInto.hasPrefix("_") {
+        try refuse("upgradeInto must not start with \"_\": Couchbase Lite strips such properties")
+      }
+    }
+    if framing != .lines || documents != .root {
+      try refuse("framing and document paths apply to streams only")
+    }
+    if bulkDocs != nil { try refuse("_bulk_docs bodies apply to streams only") }
+    if keepGoing {
+      try refuse("keepGoing applies to streams only: each document is thrown or returned")
+    }
+  }
+}
