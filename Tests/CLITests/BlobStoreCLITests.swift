@@ -53,6 +53,52 @@ struct BlobStoreCLITests {
         && isDirectory.boolValue)
   }
 
+  @Test(
+    "pull --update-blobs --blobs: an entry named for a blob whose sha1- digest is not one keeps its bytes"
+  )
+  func updateBlobsWithAnUncheckableDigest() throws {
+    let (sha1, _) = try digest(of: hello)
+    let scratch = try Scratch()
+    try FileManager.default.createDirectory(
+      at: scratch.url("store"), withIntermediateDirectories: false)
+    let document =
+      #"{"_id":"x","b":{"@type":"blob","digest":"\#(sha1)"},"_attachments":{"blob_/b":{"digest":"sha1-abc","data":"aGVsbG8="}}}"#
+    try scratch.write("in.json", "{\"_id\":\"ok1\"}\n" + document + "\n{\"_id\":\"ok2\"}\n")
+    let result = try CLI.run(
+      ["--pull", "--update-blobs", "--blobs", "store", "in.json"], in: scratch.directory)
+    expectRun(
+      result, stdout: "{\"_id\":\"ok1\"}\n" + document + "\n{\"_id\":\"ok2\"}\n",
+      stderr:
+        "cbl-attachments: in.json:2:94: warning: document \"x\": _attachments entry \"blob_/b\" carries the attachment's bytes (\"data\") and is kept: removing it would lose the only copy of them\n",
+      status: 0)
+  }
+
+  @Test(
+    "upgrade --blobs: a store file of another size keeps the bytes inline, with a warning (strict: rejected)"
+  )
+  func upgradeKeepsBytesTheStoreDisagreesWith() throws {
+    let (sha1, file) = try digest(of: hello)
+    let scratch = try Scratch()
+    try FileManager.default.createDirectory(
+      at: scratch.url("store"), withIntermediateDirectories: false)
+    try scratch.write("store/" + file, "xx")
+    let document = #"{"_id":"x","_attachments":{"p":{"digest":"\#(sha1)","data":"aGVsbG8="}}}"#
+    try scratch.write("in.json", document + "\n")
+    let warning =
+      "in.json:1:28: warning: document \"x\": _attachments entry \"p\" (\(sha1)): store/\(file) is already in the blob store with 2 bytes, not 5; it is kept as it is\n"
+    expectRun(
+      try CLI.run(["--upgrade", "--blobs", "store", "in.json"], in: scratch.directory),
+      stdout:
+        #"{"_id":"x","attachments":{"p":{"@type":"blob","digest":"\#(sha1)","data":"aGVsbG8=","length":5}}}"#
+        + "\n",
+      stderr: "cbl-attachments: " + warning, status: 0)
+    expectRun(
+      try CLI.run(["--upgrade", "--blobs", "store", "--strict", "in.json"], in: scratch.directory),
+      stdout: "",
+      stderr: "cbl-attachments: " + warning.replacingOccurrences(of: "warning:", with: "error:"),
+      status: 1)
+  }
+
   @Test("--missing-blobs: stub or error, with --push --blobs only")
   func missingBlobsUsage() throws {
     let input = Array("{}".utf8)

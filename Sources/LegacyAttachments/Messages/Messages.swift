@@ -135,6 +135,10 @@ enum Messages {
     "\(Diagnostic.quoted(property)) is \(kind.article), not an object: the blobs cannot go in it"
   }
 
+  static func upgradeIntoBlob(property: String) -> String {
+    "\(Diagnostic.quoted(property)) is a blob: blobs put in it would be hidden inside it"
+  }
+
   static func upgradeClash(name: String, property: String) -> String {
     "\(Diagnostic.quoted(property)) already has a member \(Diagnostic.quoted(name)): the"
       + " attachment cannot become a blob there"

@@ -263,6 +263,15 @@ struct PullWriter: DocumentWriter {
             return nil
           }
           if carrier != nil {
+            // Bytes under a digest that names no hash cannot be checked: they stay.
+            guard stringDigest(entry.members, text: text) != nil else {
+              problems.append(
+                Problem(
+                  kind: .dataKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
+                  message: Messages.entryDataKept(name: String(decoding: name, as: UTF8.self)),
+                  pointer: ""))
+              continue
+            }
             let (removes, failure) = storeBytes(
               of: entry, document, text: text, problems: &problems)
             if let failure { return failure }

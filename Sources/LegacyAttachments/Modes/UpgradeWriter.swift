@@ -147,12 +147,17 @@ struct UpgradeWriter: DocumentWriter {
         stays(Messages.upgradeKeptMD5(name: name))
         continue
       }
-      if document.into.count > 0 && document.into.kind != .object {
+      if document.into.count > 0
+        && (document.into.kind != .object
+          || document.blobs.elements.contains { $0.span == document.into.value })
+      {
         plan.problems.append(
           Problem(
             kind: .upgradeClash, severity: .error, offset: entry.keyOffset,
-            message: Messages.upgradeIntoNotObject(
-              property: options(), kind: document.into.kind), pointer: ""))
+            message: document.into.kind == .object
+              ? Messages.upgradeIntoBlob(property: options())
+              : Messages.upgradeIntoNotObject(property: options(), kind: document.into.kind),
+            pointer: ""))
         plan.fates.append(.kept)
         continue
       }
@@ -281,8 +286,17 @@ struct UpgradeWriter: DocumentWriter {
               rebasing: text[entry.members.data.start..<entry.members.data.end]),
             digest: digest)
           switch outcome {
-          case .carried, .keptExisting:
+          case .carried:
             stored = true
+          case .keptExisting:
+            // The store has another file under that name: the bytes stay inline, nothing lost.
+            problems.append(
+              Problem(
+                kind: .lengthMismatch, severity: strict ? .error : .warning,
+                offset: entry.keyOffset,
+                message: Messages.body(outcome, place: name, digest: digest.description),
+                pointer: ""))
+            if strict { return nil }
           case .failed(let file, let errno):
             problems.append(
               Problem(
@@ -350,7 +364,7 @@ struct UpgradeWriter: DocumentWriter {
         || CompactObject.key(key, in: text, is: Array("revpos".utf8))
         || CompactObject.key(key, in: text, is: Array("follows".utf8))
         || CompactObject.key(key, in: text, is: Array("@type".utf8))
-        || (dropsData && CompactObject.key(key, in: text, is: Array("data".utf8)))
+        || (dropsData && member.value == entry.members.data)
       {
         continue
       }

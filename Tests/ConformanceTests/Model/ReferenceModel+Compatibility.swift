@@ -168,7 +168,8 @@ extension ReferenceModel {
         stays()
         continue
       }
-      if let intoValue, !intoValue.isObject {
+      // The property must be an object, and not a blob (blobs inside one are hidden).
+      if let intoValue, !intoValue.isObject || isBlob(intoValue) {
         rejects(.upgradeClash)
         continue
       }
