@@ -198,8 +198,10 @@ struct BlobStoreCLITests {
         #"{"id":"len","line":2,"problem":"length-mismatch","pointer":"/a","detail":"the blob store's file \#(store)/\#(goodFile) is 5 bytes; length is 6"}"#,
         #"{"id":"gone","line":3,"problem":"blob-missing","pointer":"/a","detail":"no file \#(store)/\#(missingFile) in the blob store for \#(missing)"}"#,
         #"{"id":"bad","line":4,"problem":"blob-corrupt","pointer":"/_attachments/x.txt","detail":"the blob store's file \#(store)/\#(otherFile) holds other bytes (\#(try digest(of: Array("tampered".utf8)).digest)), not \#(other)"}"#,
+        // No file can be named for an md5 digest; Couchbase Lite would not take the blob either.
+        #"{"id":"md5","line":5,"problem":"md5-digest","pointer":"/a","detail":"blob at /a has an md5- digest: Couchbase Lite downloads only sha1- attachments, and names a blob by the SHA-1 of its bytes"}"#,
       ].joined(separator: "\n") + "\n",
-      stderr: "cbl-attachments: checked 5 documents: 3 findings in 3 documents\n", status: 1)
+      stderr: "cbl-attachments: checked 5 documents: 4 findings in 4 documents\n", status: 1)
     let list = try CLI.run(
       ["--list", "--blobs", "db.cblite2", "in.ndjson"], in: scratch.directory)
     #expect(list.status == 0, "\(list)")

@@ -99,7 +99,12 @@ enum Messages {
 
   static func orphanEntry(name: String) -> String {
     "_attachments entry \(Diagnostic.quoted(name)) has a name a push makes, and no blob is at that"
-      + " place: a push from Couchbase Lite drops every blob_ entry it did not make"
+      + " place: the next push drops it (Couchbase Lite's drops every blob_ entry it did not make)"
+  }
+
+  static func md5DigestBlob(pointer: String) -> String {
+    "blob at \(pointer) has an md5- digest: Couchbase Lite downloads only sha1- attachments, and"
+      + " names a blob by the SHA-1 of its bytes"
   }
 
   static func md5Digest(name: String) -> String {

@@ -38,6 +38,7 @@ struct CheckWriter: DocumentWriter {
           message: Messages.blobWithoutDigest(name: document.nameString(of: blob)),
           pointer: String(decoding: document.name(blob.pointer), as: UTF8.self)))
     }
+    findMD5Blobs(document, text: text, into: &problems)
     if attachments.isObject {
       for entry in document.entries.elements {
         findProblems(of: entry, text: text, into: &problems, workspace: &workspace)
@@ -46,6 +47,23 @@ struct CheckWriter: DocumentWriter {
     }
     if let store {
       findStoreProblems(document, text: text, store: store, into: &problems, workspace: &workspace)
+    }
+  }
+
+  /// Blobs with an `md5-` digest: Couchbase Lite neither downloads nor stores them.
+  private func findMD5Blobs(
+    _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
+    into problems: inout [Problem]
+  ) {
+    for blob in document.blobs.elements where blob.members.digestIsString {
+      let digest = UnsafeBufferPointer(
+        rebasing: text[blob.members.digest.start..<blob.members.digest.end])
+      guard JSONText.decodeString(digest).starts(with: "md5-".utf8) else { continue }
+      let pointer = String(decoding: document.name(blob.pointer), as: UTF8.self)
+      problems.append(
+        Problem(
+          kind: .md5Digest, severity: .error, offset: blob.inputStart,
+          message: Messages.md5DigestBlob(pointer: pointer), pointer: pointer))
     }
   }
 

@@ -226,19 +226,25 @@ struct PullWriter: DocumentWriter {
     let matcher = DigestMatcher(text: text.baseAddress!, blobs: blobs)
     var removed: [Span] = []
     var updated: [Int: LegacyEntry] = [:]
-    for entry in entries where entry.isObject && entry.members.digestIsString {
+    for entry in entries where entry.isObject {
       let name = JSONText.decodeString(
         UnsafeBufferPointer(rebasing: text[entry.key.start..<entry.key.end]))
+      // Couchbase Lite 2.0's numbered names go whatever their digest; other entries need one.
+      guard entry.members.digestIsString || Self.isNumberedBlobName(name) else { continue }
       let quoted = Diagnostic.quoted(String(decoding: name, as: UTF8.self))
       let numbered = Self.isNumberedBlobName(name)
       if numbered && !entry.members.data.isPresent {
         removed.append(entry.member)
         continue
       }
+      guard entry.members.digestIsString else { continue }
       let digest = JSONText.decodeString(
         UnsafeBufferPointer(rebasing: text[entry.members.digest.start..<entry.members.digest.end]))
       // A numbered entry with bytes names no place: it goes only as pull lets it (by digest).
-      if !numbered, let index = Self.blobNamed(name, in: document) {
+      // A blob without a digest is not updated (Couchbase Lite leaves it too); the entry stays.
+      if !numbered, let index = Self.blobNamed(name, in: document),
+        document.blobs.elements[index].members.digestIsString
+      {
         guard digest.starts(with: "sha1-".utf8) else {
           problems.append(
             Problem(
@@ -353,7 +359,7 @@ struct PullWriter: DocumentWriter {
     let entryMembers = CompactObject.members(entry.value, in: text)
     func entryValue(for key: Span) -> Span? {
       let name = JSONText.decodeString(UnsafeBufferPointer(rebasing: text[key.start..<key.end]))
-      return entryMembers.first { CompactObject.key($0.key, in: text, is: name) }?.value
+      return entryMembers.last { CompactObject.key($0.key, in: text, is: name) }?.value
     }
     var output: [UInt8] = [UInt8(ascii: "{")]
     var first = true

@@ -338,15 +338,21 @@ extension ReferenceModel {
     var updates: [Int: [RawMember]] = [:]
     let pullRemoved = pullRemovals(entries, blobs: blobs)
     for (index, entry) in entries.enumerated() {
-      guard let entryMembers = entry.value.members, let digest = digest(of: entry.value) else {
+      let name = entry.key.value
+      let numbered = isNumberedName(name)
+      guard let entryMembers = entry.value.members else {
         left.append(entry)
         continue
       }
-      let name = entry.key.value
       let data = lastMember(entryMembers, dataKey)?.value
-      let numbered = isNumberedName(name)
+      // Couchbase Lite 2.0's numbered names go whatever their digest (unless they carry bytes).
       if numbered && data == nil { continue }
-      if !numbered, let blobIndex = blob(named: name, in: blobs) {
+      guard let digest = digest(of: entry.value) else {
+        left.append(entry)
+        continue
+      }
+      // A blob without a digest is not updated, and its entry stays.
+      if !numbered, let blobIndex = blob(named: name, in: blobs), blobs[blobIndex].digest != nil {
         guard digest.starts(with: "sha1-".utf8) else {
           try warn(.blobNotUpdated)
           left.append(entry)
@@ -390,7 +396,7 @@ extension ReferenceModel {
   static func updated(_ blob: [RawMember], from entry: [RawMember]) -> [RawMember] {
     blob.compactMap { member in
       if member.key.equals(typeKey) { return member }
-      if let replacement = entry.first(where: { $0.key.value == member.key.value }) {
+      if let replacement = entry.last(where: { $0.key.value == member.key.value }) {
         return RawMember(key: member.key, value: replacement.value)
       }
       if member.key.equals(lengthKey) || member.key.equals(contentTypeKey) { return nil }
