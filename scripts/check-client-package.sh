@@ -11,14 +11,15 @@ root=$(pwd)
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-# The commit under test, uncommitted changes included (CI runs on a clean clone).
+# The commit under test, uncommitted changes included (CI runs on a clean clone); the tag is
+# moved onto it when the repository already has one of that name.
 git clone -q --bare "$root" "$scratch/cbl-attachments.git"
 if [ -n "$(git status --porcelain --untracked-files=no)" ]; then
   stash=$(git stash create)
   git -C "$scratch/cbl-attachments.git" fetch -q "$root" "$stash"
-  git -C "$scratch/cbl-attachments.git" tag "$version" FETCH_HEAD
+  git -C "$scratch/cbl-attachments.git" tag -f "$version" FETCH_HEAD >/dev/null
 else
-  git -C "$scratch/cbl-attachments.git" tag "$version" HEAD
+  git -C "$scratch/cbl-attachments.git" tag -f "$version" HEAD >/dev/null
 fi
 
 mkdir -p "$scratch/client/Sources/client"
