@@ -29,7 +29,8 @@ struct UsageError: Error {
 extension Invocation {
   /// Parses the arguments after the program name. Options take `--opt VALUE` or `--opt=VALUE`;
   /// `--` ends the options; `-` is standard input.
-  static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+  static func parse(_ commandLine: [String]) throws(UsageError) -> Invocation {
+    let arguments = unbundledShortFlags(commandLine)
     var invocation = Invocation()
     var naming: Naming? = nil
     var namedFormat: String? = nil
@@ -191,7 +192,8 @@ extension Invocation {
         try noValue()
         invocation.version = true
       default:
-        throw UsageError(message: "unknown option '\(name)'")
+        let hint = OptionSpec.suggestion(for: name).map { "; did you mean '\($0)'?" } ?? ""
+        throw UsageError(message: "unknown option '\(name)'" + hint)
       }
     }
     if invocation.help || invocation.version { return invocation }

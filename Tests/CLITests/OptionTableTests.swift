@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+
+/// The options are written once (the executable's option table); `--help` is made from it. These
+/// tests hold the man page and the parser to the same list, and check the getopt conveniences:
+/// "did you mean" and bundled short flags.
+@Suite("CLI: one list of options (help, parser, man page)")
+struct OptionTableTests {
+  let input = Array("{\"_id\":\"a\",\"f\":{\"@type\":\"blob\",\"digest\":\"sha1-x\"}}\n".utf8)
+
+  /// (long name, short letter, value placeholder) of every option line in `--help`.
+  static func helpOptions() throws -> [(long: String, short: String?, value: String?)] {
+    let help = try CLI.run(["--help"]).out
+    let pattern = try Regex(#"^(?:  -([a-z]), |      )(--[a-z0-9-]+)(?: (\S+))?(?:\s|$)"#)
+    return help.split(separator: "\n").compactMap { line -> (String, String?, String?)? in
+      guard let match = try? pattern.prefixMatch(in: String(line)) else { return nil }
+      return (
+        String(match.output[2].substring!), match.output[1].substring.map(String.init),
+        match.output[3].substring.map(String.init)
+      )
+    }
+  }
+
+  /// The long options and short letters the man page's MODES and OPTIONS sections describe
+  /// (the item lines after `.TP`).
+  static func manualOptions() throws -> (long: Set<String>, short: Set<String>) {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+    let manual = try String(
+      contentsOf: root.appendingPathComponent("man/cbl-attachments.1"), encoding: .utf8)
+    let lines = manual.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    guard let start = lines.firstIndex(of: ".SH MODES"),
+      let end = lines.firstIndex(of: ".SH NAMING RULES")
+    else { return ([], []) }
+    var long = Set<String>()
+    var short = Set<String>()
+    let longPattern = try Regex(#"\\-\\-([a-z0-9\\-]+)"#)
+    let shortPattern = try Regex(#"(?:^|[^-])\\-([a-z])(?![a-z\\])"#)
+    for index in start..<end - 1 where lines[index].hasPrefix(".TP") {
+      let item = lines[index + 1]
+      guard item.hasPrefix(".B") else { continue }
+      for match in item.matches(of: longPattern) {
+        long.insert(
+          "--" + String(match.output[1].substring!).replacingOccurrences(of: "\\-", with: "-"))
+      }
+      for match in item.matches(of: shortPattern) {
+        short.insert(String(match.output[1].substring!))
+      }
+    }
+    return (long, short)
+  }
+
+  @Test("the man page describes exactly the options --help lists, short letters included")
+  func manualAgreesWithHelp() throws {
+    let help = try Self.helpOptions()
+    #expect(help.count > 20, "the help lists the options: \(help.count)")
+    let manual = try Self.manualOptions()
+    let helpLong = Set(help.map(\.long))
+    #expect(
+      helpLong.subtracting(manual.long).isEmpty,
+      "not in the man page: \(helpLong.subtracting(manual.long).sorted())")
+    #expect(
+      manual.long.subtracting(helpLong).isEmpty,
+      "not in --help: \(manual.long.subtracting(helpLong).sorted())")
+    #expect(Set(help.compactMap(\.short)) == manual.short)
+  }
+
+  @Test("the parser takes every option --help lists, in each spelling it shows")
+  func parserTakesEveryOption() throws {
+    let samples = [
+      "NAMING": "jsonpath", "N": "1", "FORMAT": "lines", "PATH": ".", "false": "false",
+      "DIR": "/tmp", "PROPERTY": "files", "error|stub": "stub", "FILE": "/dev/null",
+    ]
+    for option in try Self.helpOptions() {
+      var spellings = [[option.long]]
+      if let short = option.short { spellings.append(["-" + short]) }
+      for var arguments in spellings {
+        if let value = option.value {
+          let sample = try #require(samples[value], "a sample value for \(value)")
+          arguments.append(sample)
+        }
+        // --help ends the parse once every option was read: an unknown one is still an error.
+        let result = try CLI.run(arguments + ["--help"], stdin: input)
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(arguments): \(result)")
+      }
+    }
+  }
+
+  @Test("a mistyped option gets a suggestion; a far one does not")
+  func didYouMean() throws {
+    for (typed, meant) in [
+      ("--psuh", "--push"), ("--pul", "--pull"), ("--upgarde", "--upgrade"),
+      ("--keep-goign", "--keep-going"), ("--rejetcs", "--rejects"), ("--stat", "--stats"),
+    ] {
+      expectRun(
+        try CLI.run(["--push", typed], stdin: input), stdout: "",
+        stderr: usageError("unknown option '\(typed)'; did you mean '\(meant)'?"), status: 2)
+    }
+    expectRun(
+      try CLI.run(["--push", "--frobnicate"], stdin: input), stdout: "",
+      stderr: usageError("unknown option '--frobnicate'"), status: 2)
+  }
+
+  @Test("bundled short flags work as with getopt: -kj2, -kj 2, -kh")
+  func bundledShortFlags() throws {
+    let separate = try CLI.run(["--push", "-k", "-j", "2", "--stats"], stdin: input)
+    #expect(separate.status == 0, "\(separate)")
+    for bundle in [["-kj2"], ["-kj", "2"]] {
+      let result = try CLI.run(["--push"] + bundle + ["--stats"], stdin: input)
+      #expect(result.out == separate.out && result.status == 0, "\(bundle): \(result)")
+    }
+    let help = try CLI.run(["-kh"])
+    #expect(help.status == 0 && help.out.hasPrefix("Usage: cbl-attachments"), "\(help)")
+    expectRun(
+      try CLI.run(["--push", "-kx"], stdin: input), stdout: "",
+      stderr: usageError("unknown option '-x'"), status: 2)
+    // A value that looks like a short flag is a value, not flags.
+    expectRun(
+      try CLI.run(["--push", "--naming", "litecore", "--revpos", "-50"], stdin: input), stdout: "",
+      stderr: usageError("--revpos must be a positive whole number, not '-50'"), status: 2)
+  }
+}
