@@ -35,29 +35,49 @@ let package = Package(
   targets: [
     .executableTarget(
       name: "client",
-      dependencies: [.product(name: "LegacyAttachments", package: "cbl-attachments")])
+      dependencies: [.product(name: "LegacyAttachments", package: "cbl-attachments")]),
+    .executableTarget(
+      name: "readme",
+      dependencies: [.product(name: "LegacyAttachments", package: "cbl-attachments")]),
   ]
 )
 SWIFT
 cat >"$scratch/client/Sources/client/main.swift" <<'SWIFT'
 import LegacyAttachments
 
-// A client's own type named like the library's: the library's names must not collide.
+// A client's own generic types: the library's names must not collide with them, and the
+// module name must still qualify the library's (no type in it is named like the module).
 struct Mode {}
+struct Diagnostic {}
+struct Statistics {}
+let mode: LegacyAttachments.ConversionMode = .push
+let converter = try! LegacyAttachments.DocumentConverter(options: .init(mode: mode))
+precondition((try? converter.convert(Array("{}".utf8)))?.bytes == Array("{}".utf8))
 
 let document = Array(#"{"_id":"a","photo":{"@type":"blob","digest":"sha1-x","length":3}}"#.utf8)
 do {
-  let pushed = try LegacyAttachments.push(document, naming: .litecore, revpos: 2)
+  let pushed = try CBLAttachments.push(document, naming: .litecore, revpos: 2)
   print(String(decoding: pushed, as: UTF8.self))
-  print(String(decoding: try LegacyAttachments.pull(pushed), as: UTF8.self))
+  print(String(decoding: try CBLAttachments.pull(pushed), as: UTF8.self))
 } catch {
   print("error: \(error)")
 }
 SWIFT
+# The README's first Swift example, as it is written there.
+mkdir -p "$scratch/client/Sources/readme"
+awk '/^## Swift library/{f=1} f&&/^```swift/{g=1;next} g&&/^```/{exit} g' README.md \
+  >"$scratch/client/Sources/readme/main.swift"
+grep -q 'import LegacyAttachments' "$scratch/client/Sources/readme/main.swift" ||
+  { echo "check-client: no Swift example found in the README" >&2; exit 1; }
 (cd "$scratch/client" && swift build -q 2>&1 | tail -20) || { echo "check-client: the client did not build" >&2; exit 1; }
 output=$(cd "$scratch/client" && .build/debug/client)
 expected='{"_id":"a","photo":{"@type":"blob","digest":"sha1-x","length":3},"_attachments":{"blob_/photo":{"digest":"sha1-x","length":3,"stub":true,"revpos":2}}}
 {"_id":"a","photo":{"@type":"blob","digest":"sha1-x","length":3}}'
 [ "$output" = "$expected" ] || { printf 'check-client: unexpected output:\n%s\n' "$output" >&2; exit 1; }
+readme=$(cd "$scratch/client" && .build/debug/readme)
+case $readme in
+  *'"_attachments":{"blob_/photos/thumbnail"'*'1 completed'*) ;;
+  *) printf 'check-client: the README example printed:\n%s\n' "$readme" >&2; exit 1 ;;
+esac
 resolved=$(cd "$scratch/client" && sed -n 's/.*"version" *: *"\(.*\)".*/\1/p' Package.resolved)
-echo "check-client: ok: a client package resolved cbl-attachments $resolved by version, built and ran"
+echo "check-client: ok: a client package resolved cbl-attachments $resolved by version, built and ran (the README example too)"

@@ -3,27 +3,27 @@ import LegacyAttachments
 /// The messages the command itself writes to standard error (the documents' diagnostics come
 /// from the library), each a whole line.
 enum CommandMessages {
-  static func cannotOpen(_ file: String, _ error: Errno) -> String {
+  static func cannotOpen(_ file: String, _ error: SystemErrno) -> String {
     "\(program): \(file): error: cannot open: \(error)"
   }
 
-  static func cannotOpenForWriting(_ file: String, _ error: Errno) -> String {
+  static func cannotOpenForWriting(_ file: String, _ error: SystemErrno) -> String {
     "\(program): \(file): error: cannot open for writing: \(error)"
   }
 
-  static func cannotRead(_ name: String, _ error: IOError) -> String {
+  static func cannotRead(_ name: String, _ error: ConversionIOError) -> String {
     "\(program): \(name): error: cannot read: \(error)"
   }
 
-  static func writeFailed(_ error: IOError) -> String {
+  static func writeFailed(_ error: ConversionIOError) -> String {
     "\(program): \(error.target): error: write failed: \(error)"
   }
 
-  static func blobUnreadable(_ error: IOError) -> String {
+  static func blobUnreadable(_ error: ConversionIOError) -> String {
     "\(program): \(error.target): error: cannot read from the blob store: \(error); stopping"
   }
 
-  static func blobNotStored(_ error: IOError) -> String {
+  static func blobNotStored(_ error: ConversionIOError) -> String {
     "\(program): \(error.target): error: cannot store in the blob store: \(error); stopping"
   }
 
@@ -51,13 +51,13 @@ enum CommandMessages {
     ["\(program): error: \(message)", "Try '\(program) --help' for more information."]
   }
 
-  static func checkSummary(_ statistics: Statistics) -> String {
+  static func checkSummary(_ statistics: ConversionStatistics) -> String {
     "\(program): checked \(counted(statistics.documents, "document")): "
       + "\(counted(statistics.rows, "finding")) in \(counted(statistics.errors, "document"))"
   }
 
   /// The `--stats` line.
-  static func statistics(_ statistics: Statistics, seconds: Double) -> String {
+  static func statistics(_ statistics: ConversionStatistics, seconds: Double) -> String {
     let rate = seconds > 0 ? Double(statistics.bytesIn) / seconds / 1_000_000 : 0
     var line =
       "\(program): \(counted(statistics.documents, "document")), "

@@ -32,7 +32,7 @@ extension Invocation {
   static func parse(_ commandLine: [String]) throws(UsageError) -> Invocation {
     let arguments = unbundledShortFlags(commandLine)
     var invocation = Invocation()
-    var naming: Naming? = nil
+    var naming: EntryNaming? = nil
     var namedFormat: String? = nil
     var bulkDocs: Int? = nil
     var newEdits: Bool? = nil
@@ -51,7 +51,7 @@ extension Invocation {
       return arguments[index]
     }
 
-    func setMode(_ mode: Mode, _ spelling: String) throws(UsageError) {
+    func setMode(_ mode: ConversionMode, _ spelling: String) throws(UsageError) {
       if let previous = invocation.modeGiven, previous != spelling {
         throw UsageError(message: "choose one mode: \(previous) and \(spelling) were both given")
       }
@@ -105,7 +105,7 @@ extension Invocation {
         invocation.options.updateBlobs = true
       case "--naming":
         let text = try value(for: name, inline: inline)
-        guard let parsed = Naming(rawValue: text) else {
+        guard let parsed = EntryNaming(rawValue: text) else {
           throw UsageError(message: "--naming must be jsonpath or litecore, not '\(text)'")
         }
         naming = parsed
@@ -117,7 +117,7 @@ extension Invocation {
         invocation.options.revpos = number
       case "--format":
         let text = try value(for: name, inline: inline)
-        if let parsed = Framing(rawValue: text) {
+        if let parsed = InputFraming(rawValue: text) {
           invocation.options.framing = parsed
           invocation.options.documents = .root
           namedFormat = nil

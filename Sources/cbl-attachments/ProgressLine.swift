@@ -4,21 +4,21 @@ import LegacyAttachments
 /// The `--progress` line on standard error: drawn only when standard error is a terminal, at
 /// most a few times a second, and cleared at the end.
 final class ProgressLine {
-  private let enabled = FileDescriptor.standardError.isTerminal
+  private let enabled = SystemFileDescriptor.standardError.isTerminal
   private var input = ""
   private var size: Int? = nil
   private var started = 0.0
   private var lastDrawn = 0.0
   private var drawn = false
 
-  func begin(input name: String, descriptor: FileDescriptor) {
+  func begin(input name: String, descriptor: SystemFileDescriptor) {
     input = name
     size = (try? descriptor.status()).flatMap { $0.isRegularFile ? Int($0.size) : nil }
     started = monotonicSeconds()
     lastDrawn = 0
   }
 
-  func update(bytes: Int, statistics: Statistics) {
+  func update(bytes: Int, statistics: ConversionStatistics) {
     guard enabled else { return }
     let now = monotonicSeconds()
     guard now - lastDrawn >= 0.25 else { return }
@@ -46,6 +46,6 @@ final class ProgressLine {
 
   private func printRaw(_ text: String) {
     var text = text
-    text.withUTF8 { _ = FileDescriptor.standardError.writeAll(UnsafeRawBufferPointer($0)) }
+    text.withUTF8 { _ = SystemFileDescriptor.standardError.writeAll(UnsafeRawBufferPointer($0)) }
   }
 }

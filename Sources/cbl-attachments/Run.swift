@@ -10,7 +10,7 @@ struct Run {
   func execute() -> Int32 {
     var status: Int32 = 0
     let started = monotonicSeconds()
-    let standardOutput = try? FileDescriptor.standardOutput.status()
+    let standardOutput = try? SystemFileDescriptor.standardOutput.status()
     var rejects: FileDescriptorSink? = nil
     if let path = invocation.rejectsPath {
       if let refusal = refusal(ofRejects: path, standardOutput: standardOutput) {
@@ -18,7 +18,7 @@ struct Run {
         return 2
       }
       do {
-        let descriptor = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC)
+        let descriptor = try SystemFileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC)
         rejects = FileDescriptorSink(descriptor, name: path)
       } catch {
         printError(CommandMessages.cannotOpenForWriting(path, error))
@@ -54,12 +54,12 @@ struct Run {
 
     for file in invocation.files {
       let name = file == "-" ? "<stdin>" : file
-      let descriptor: FileDescriptor
+      let descriptor: SystemFileDescriptor
       if file == "-" {
         descriptor = .standardInput
       } else {
         do {
-          descriptor = try FileDescriptor.open(file, O_RDONLY)
+          descriptor = try SystemFileDescriptor.open(file, O_RDONLY)
         } catch {
           printError(CommandMessages.cannotOpen(file, error))
           status = 2
@@ -117,13 +117,15 @@ struct Run {
   /// Why the rejects file at `path` must not be opened (truncated), if it must not: it is one of
   /// the inputs, or standard output. A character device (`/dev/null`) is never refused.
   private func refusal(ofRejects path: String, standardOutput: FileStatus?) -> String? {
-    guard let target = try? FileDescriptor.status(ofPath: path), !target.isCharacterDevice else {
+    guard let target = try? SystemFileDescriptor.status(ofPath: path), !target.isCharacterDevice
+    else {
       return nil
     }
     for file in invocation.files {
       let input =
         file == "-"
-        ? try? FileDescriptor.standardInput.status() : try? FileDescriptor.status(ofPath: file)
+        ? try? SystemFileDescriptor.standardInput.status()
+        : try? SystemFileDescriptor.status(ofPath: file)
       if let input, input.isSameFile(as: target) {
         return CommandMessages.rejectsIsInput(path, input: file == "-" ? "<stdin>" : file)
       }

@@ -4,14 +4,14 @@ import LegacyAttachments
 /// Writes a line to standard error with `write(2)` (Swift 6 rejects Glibc's `stderr` global).
 func printError(_ line: String) {
   var text = line + "\n"
-  text.withUTF8 { _ = FileDescriptor.standardError.writeAll(UnsafeRawBufferPointer($0)) }
+  text.withUTF8 { _ = SystemFileDescriptor.standardError.writeAll(UnsafeRawBufferPointer($0)) }
 }
 
 /// Writes text to standard output; a closed pipe ends the program as `SIGPIPE` would.
 func printOutput(_ text: String) {
   var text = text
-  let failure = text.withUTF8 { bytes -> IOError? in
-    do throws(IOError) {
+  let failure = text.withUTF8 { bytes -> ConversionIOError? in
+    do throws(ConversionIOError) {
       try FileDescriptorSink(.standardOutput).write(UnsafeRawBufferPointer(bytes))
       return nil
     } catch {
@@ -23,7 +23,7 @@ func printOutput(_ text: String) {
 
 /// Ends the program after a failed write: quietly, as `SIGPIPE` would, when the reader of a pipe
 /// has gone; otherwise with a message and status 2.
-func exitForWriteError(_ error: IOError) -> Never {
+func exitForWriteError(_ error: ConversionIOError) -> Never {
   if error.isBrokenPipe {
     signal(SIGPIPE, SIG_DFL)
     raise(SIGPIPE)

@@ -129,11 +129,11 @@ struct BlobStoreTests {
     let options = ConversionOptions(
       mode: .push, blobs: BlobStoreOptions(path: store.path), keepGoing: true)
     let input = ndjson(blobDocuments())
-    let reference = LegacyAttachments.convertStream(input, options: options)
+    let reference = CBLAttachments.convertStream(input, options: options)
     #expect(reference.diagnostics.isEmpty, "\(reference.diagnostics)")
     #expect(reference.failure == nil)
     for (chunk, capacities) in [(1, EngineCapacities.tiny), (7, .tiny), (4096, .standard)] {
-      let result = LegacyAttachments.convertStream(
+      let result = CBLAttachments.convertStream(
         input, options: options, chunkSize: chunk, capacities: capacities)
       #expect(result.output == reference.output, "chunk \(chunk)")
     }
@@ -165,13 +165,13 @@ struct BlobStoreTests {
     let store = try makeStore()
     defer { withExtendedLifetime(store) {} }
     let input = ndjson(blobDocuments())
-    let pushed = LegacyAttachments.convertStream(
+    let pushed = CBLAttachments.convertStream(
       input, options: ConversionOptions(mode: .push, blobs: BlobStoreOptions(path: store.path)))
     #expect(pushed.diagnostics.isEmpty)
     for (chunk, capacities) in [(1 << 16, EngineCapacities.standard), (5, .tiny)] {
       let fresh = try TemporaryFolder()
       defer { withExtendedLifetime(fresh) {} }
-      let pulled = LegacyAttachments.convertStream(
+      let pulled = CBLAttachments.convertStream(
         pushed.output,
         options: ConversionOptions(mode: .pull, blobs: BlobStoreOptions(path: fresh.path)),
         chunkSize: chunk, capacities: capacities)
@@ -201,14 +201,14 @@ struct BlobStoreTests {
     defer { withExtendedLifetime(store) {} }
     let input = ndjson(blobDocuments(small))
     let push = ConversionOptions(mode: .push, blobs: BlobStoreOptions(path: store.path))
-    let pushed = LegacyAttachments.convertStream(input, options: push)
+    let pushed = CBLAttachments.convertStream(input, options: push)
     for chunk in 1...64 {
-      let result = LegacyAttachments.convertStream(
+      let result = CBLAttachments.convertStream(
         input, options: push, chunkSize: chunk, capacities: .tiny)
       #expect(result.output == pushed.output, "push, chunk \(chunk)")
       let fresh = try TemporaryFolder()
       defer { withExtendedLifetime(fresh) {} }
-      let pulled = LegacyAttachments.convertStream(
+      let pulled = CBLAttachments.convertStream(
         pushed.output,
         options: ConversionOptions(mode: .pull, blobs: BlobStoreOptions(path: fresh.path)),
         chunkSize: chunk, capacities: .tiny)
@@ -252,7 +252,7 @@ struct BlobStoreTests {
     defer { withExtendedLifetime(fresh) {} }
     let document =
       #"{"_id":"p","img":{"@type":"blob","digest":"\#(body.md5)"},"_attachments":{"img.png":{"digest":"\#(body.md5)","data":"\#(body.base64)"}}}"#
-    let result = LegacyAttachments.convertStream(
+    let result = CBLAttachments.convertStream(
       ndjson([document]),
       options: ConversionOptions(mode: .pull, blobs: BlobStoreOptions(path: fresh.path)))
     #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
@@ -271,7 +271,7 @@ struct BlobStoreTests {
     try Data(testBodies[5].bytes).write(to: corrupt.url.appendingPathComponent(good.fileName))
     let pullStores = [try TemporaryFolder(), try TemporaryFolder()]
     defer { withExtendedLifetime((store, corrupt, pullStores)) {} }
-    let cases: [(String, ConversionOptions, String, Diagnostic.Kind, String)] = [
+    let cases: [(String, ConversionOptions, String, ConversionDiagnostic.Kind, String)] = [
       (
         "missing file", ConversionOptions(mode: .push, blobs: BlobStoreOptions(path: store.path)),
         #"{"_id":"m","b":{"@type":"blob","digest":"\#(testBodies[3].sha1)"}}"#, .blobMissing,
@@ -312,7 +312,7 @@ struct BlobStoreTests {
     for (what, options, document, kind, message) in cases {
       var keepGoing = options
       keepGoing.keepGoing = true
-      let result = LegacyAttachments.convertStream(
+      let result = CBLAttachments.convertStream(
         ndjson([document, #"{"_id":"after"}"#]), options: keepGoing)
       #expect(
         result.diagnostics.map(\.kind) == [kind]
@@ -337,7 +337,7 @@ struct BlobStoreTests {
     let body = testBodies[2]
     let document =
       #"{"_id":"s","_rev":"7-x","b":{"@type":"blob","digest":"\#(body.sha1)","length":2}}"#
-    let result = LegacyAttachments.convertStream(
+    let result = CBLAttachments.convertStream(
       ndjson([document]),
       options: ConversionOptions(
         mode: .push, blobs: BlobStoreOptions(path: store.path, missing: .stub)))

@@ -26,7 +26,7 @@ import Testing
 
   static func engine(_ document: [UInt8], _ options: ConversionOptions) -> Outcome {
     do {
-      let converted = try LegacyAttachments.convert(document, options: options)
+      let converted = try CBLAttachments.convert(document, options: options)
       return .converted(converted.bytes, warnings: converted.warnings.count)
     } catch {
       return .rejected(error.diagnostic.kind)
@@ -43,7 +43,7 @@ import Testing
   }
 
   static func upgraded(_ document: [UInt8], into: String = "attachments") -> [UInt8]? {
-    try? LegacyAttachments.convert(
+    try? CBLAttachments.convert(
       document, options: ConversionOptions(mode: .upgrade, upgradeInto: into)
     ).bytes
   }
@@ -120,7 +120,7 @@ import Testing
           "\(Self.text(document))\n  once:  \(Self.text(once))\n  twice: \(twice.map(Self.text) ?? "rejected")"
         )
       }
-      let pulled = try? LegacyAttachments.pull(once)
+      let pulled = try? CBLAttachments.pull(once)
       if pulled != once {
         failures.append(
           "\(Self.text(document))\n  upgraded: \(Self.text(once))\n  pulled:   \(pulled.map(Self.text) ?? "rejected")"
@@ -140,7 +140,7 @@ import Testing
   }
 
   static func rows(_ document: [UInt8]) -> [Row] {
-    let result = LegacyAttachments.convertStream(document, options: ConversionOptions(mode: .list))
+    let result = CBLAttachments.convertStream(document, options: ConversionOptions(mode: .list))
     return result.output.split(separator: 0x0A).compactMap { line in
       guard let members = try? RawJSON.parse(Array(line)).members,
         let kind = members.first(where: { $0.key.equals("kind") })?.value.string?.value,
@@ -220,9 +220,9 @@ import Testing
         continue
       }
       checked += 1
-      for naming in Naming.allCases {
-        let pushed = try? LegacyAttachments.push(upgraded, naming: naming)
-        let pulled = pushed.flatMap { try? LegacyAttachments.pull($0) }
+      for naming in EntryNaming.allCases {
+        let pushed = try? CBLAttachments.push(upgraded, naming: naming)
+        let pulled = pushed.flatMap { try? CBLAttachments.pull($0) }
         if pulled != upgraded {
           failures.append(
             "\(naming): \(Self.text(upgraded))\n  pushed: \(pushed.map(Self.text) ?? "rejected")\n  pulled: \(pulled.map(Self.text) ?? "rejected")"

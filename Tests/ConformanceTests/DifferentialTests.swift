@@ -12,7 +12,7 @@ import Testing
   /// What happened to one document, in a form both sides can produce.
   enum Outcome: Equatable, CustomStringConvertible {
     case converted([UInt8], warnings: Int)
-    case rejected(Diagnostic.Kind)
+    case rejected(ConversionDiagnostic.Kind)
 
     var description: String {
       switch self {
@@ -80,12 +80,12 @@ import Testing
       }
     }
 
-    /// The engine through `LegacyAttachments.convert`.
+    /// The engine through `CBLAttachments.convert`.
     func engine(_ document: [UInt8], strict: Bool = false) -> Outcome {
       var options = self.options
       options.strict = strict
       do {
-        let converted = try LegacyAttachments.convert(document, options: options)
+        let converted = try CBLAttachments.convert(document, options: options)
         return .converted(converted.bytes, warnings: converted.warnings.count)
       } catch {
         return .rejected(error.diagnostic.kind)
@@ -96,14 +96,14 @@ import Testing
     func engineConvenience(_ document: [UInt8]) -> Outcome {
       do {
         switch self {
-        case .pushJSONPath: return .converted(try LegacyAttachments.push(document), warnings: 0)
+        case .pushJSONPath: return .converted(try CBLAttachments.push(document), warnings: 0)
         case .pushLitecore:
-          return .converted(try LegacyAttachments.push(document, naming: .litecore), warnings: 0)
+          return .converted(try CBLAttachments.push(document, naming: .litecore), warnings: 0)
         case .pushLitecoreRevpos:
           return .converted(
-            try LegacyAttachments.push(document, naming: .litecore, revpos: Self.explicitRevpos),
+            try CBLAttachments.push(document, naming: .litecore, revpos: Self.explicitRevpos),
             warnings: 0)
-        case .pull: return .converted(try LegacyAttachments.pull(document), warnings: 0)
+        case .pull: return .converted(try CBLAttachments.pull(document), warnings: 0)
         case .upgrade, .pullUpdateBlobs: fatalError("\(self) has no convenience function")
         }
       } catch {
@@ -290,7 +290,7 @@ import Testing
       }
       var options = operation.options
       options.keepGoing = true
-      let result = LegacyAttachments.convertStream(
+      let result = CBLAttachments.convertStream(
         Array(documents.joined(separator: [0x0A])), options: options)
       let same = result.output == expectedStream
       #expect(
@@ -306,7 +306,7 @@ import Testing
     var output: [UInt8] = []
     var rejects: [UInt8] = []
     var errorLines: [Int] = []
-    var errorKinds: [Diagnostic.Kind] = []
+    var errorKinds: [ConversionDiagnostic.Kind] = []
     var warningLines: [Int] = []
     var accepted: [[UInt8]] = []
   }
@@ -334,7 +334,7 @@ import Testing
     let input = Array(documents.joined(separator: [0x0A]))
     var options = operation.options
     options.keepGoing = true
-    let result = LegacyAttachments.convertStream(input, options: options)
+    let result = CBLAttachments.convertStream(input, options: options)
     let expected = Self.expectedStream(documents, operation)
 
     #expect(result.outcome == .completed)
@@ -357,7 +357,7 @@ import Testing
     let sameWarnings = warnings.map(\.line) == expected.warningLines
     #expect(
       sameWarnings, "warning lines: \(difference(warnings.map(\.line), expected.warningLines))")
-    let warningKinds: Set<Diagnostic.Kind> =
+    let warningKinds: Set<ConversionDiagnostic.Kind> =
       switch operation {
       case .upgrade: [.upgradeKept]
       case .pullUpdateBlobs: [.dataKept, .blobNotUpdated]
@@ -375,7 +375,7 @@ import Testing
     for operation in [Operation.pushJSONPath, .pushLitecore, .pull] {
       var options = operation.options
       options.keepGoing = true
-      let result = LegacyAttachments.convertStream(input, options: options, chunkSize: chunkSize)
+      let result = CBLAttachments.convertStream(input, options: options, chunkSize: chunkSize)
       let expected = Self.expectedStream(documents, operation)
       let sameOutput = result.output == expected.output
       #expect(
@@ -413,7 +413,7 @@ import Testing
     for operation in [Operation.pushJSONPath, .pushLitecore, .pull] {
       var options = operation.options
       options.keepGoing = true
-      let result = LegacyAttachments.convertStream(input, options: options, chunkSize: 777)
+      let result = CBLAttachments.convertStream(input, options: options, chunkSize: 777)
       var output: [UInt8] = []
       var rejects: [UInt8] = []
       var rejected = 0
@@ -447,7 +447,7 @@ import Testing
     var options = operation.options
     options.framing = .list
     options.keepGoing = true
-    let result = LegacyAttachments.convertStream(input, options: options, chunkSize: 1000)
+    let result = CBLAttachments.convertStream(input, options: options, chunkSize: 1000)
     let expected = Self.expectedStream(documents, operation)
     var output = Array("[".utf8)
     for (index, document) in expected.accepted.enumerated() {
@@ -583,7 +583,9 @@ import Testing
 
   @Test("the model follows the SPEC's own examples")
   func modelSpecExamples() throws {
-    func push(_ text: String, _ naming: Naming = .jsonpath, revpos: Int? = nil) throws -> String {
+    func push(_ text: String, _ naming: EntryNaming = .jsonpath, revpos: Int? = nil) throws
+      -> String
+    {
       String(
         decoding: try ReferenceModel.push(Array(text.utf8), naming: naming, revpos: revpos).bytes,
         as: UTF8.self)
@@ -636,8 +638,8 @@ import Testing
 }
 
 /// The first error diagnostic of each line, in order (one document per line in these tests).
-func firstErrorPerLine(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
-  var errors: [Diagnostic] = []
+func firstErrorPerLine(_ diagnostics: [ConversionDiagnostic]) -> [ConversionDiagnostic] {
+  var errors: [ConversionDiagnostic] = []
   for diagnostic in diagnostics where diagnostic.severity == .error {
     if errors.last?.line != diagnostic.line { errors.append(diagnostic) }
   }

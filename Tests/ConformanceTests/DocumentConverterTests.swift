@@ -9,7 +9,7 @@ import Testing
   typealias Outcome = Result<ConvertedDocument, DocumentError>
 
   static func fresh(_ document: [UInt8], _ options: ConversionOptions) -> Outcome {
-    Result { () throws(DocumentError) in try LegacyAttachments.convert(document, options: options) }
+    Result { () throws(DocumentError) in try CBLAttachments.convert(document, options: options) }
   }
 
   static let operations: [ConversionOptions] = [
@@ -80,7 +80,7 @@ import Testing
       }
       var streamOptions = options
       streamOptions.keepGoing = true
-      let stream = LegacyAttachments.convertStream(
+      let stream = CBLAttachments.convertStream(
         Array(documents.joined(separator: [0x0A])), options: streamOptions)
       let sameOutput = stream.output == output
       let sameRejects = stream.rejects == rejected
@@ -94,11 +94,11 @@ import Testing
   func notOneDocument() throws {
     let converter = try DocumentConverter(options: ConversionOptions(mode: .push))
     for (text, kind, message) in [
-      ("", Diagnostic.Kind.notOneDocument, "no document"),
+      ("", ConversionDiagnostic.Kind.notOneDocument, "no document"),
       ("  \n\t", .notOneDocument, "no document"),
       ("{} {}", .notOneDocument, "more than one document"),
       ("{\"a\":[1,", .malformedJSON, nil),
-    ] as [(String, Diagnostic.Kind, String?)] {
+    ] as [(String, ConversionDiagnostic.Kind, String?)] {
       #expect(throws: DocumentError.self) { try converter.convert(Array(text.utf8)) }
       do {
         _ = try converter.convert(Array(text.utf8))

@@ -188,7 +188,7 @@ import Testing
       options.keepGoing = true
       let expected = Self.model(values, path: kind.path, operation: operation)
       for (chunkSize, capacities) in [(1 << 16, EngineCapacities.standard), (13, .tiny)] {
-        let result = LegacyAttachments.convertStream(
+        let result = CBLAttachments.convertStream(
           input, options: options, chunkSize: chunkSize, capacities: capacities)
         let sameOutput = result.output == expected.output
         #expect(
@@ -222,12 +222,12 @@ import Testing
     let texts = Self.envelopes(kind, seed: 99, count: 150) { generator.document() }
     // Compact envelopes: what push and pull write.
     let compact = Self.input(try texts.map { try RawJSON.parse($0).serialized() })
-    for naming in Naming.allCases {
-      let pushed = LegacyAttachments.convertStream(
+    for naming in EntryNaming.allCases {
+      let pushed = CBLAttachments.convertStream(
         compact, options: ConversionOptions(mode: .push, naming: naming, documents: kind.path))
       #expect(pushed.diagnostics.allSatisfy { $0.severity == .warning })
       #expect(pushed.output != compact || kind == .nested, "push changed something")
-      let pulled = LegacyAttachments.convertStream(
+      let pulled = CBLAttachments.convertStream(
         pushed.output, options: ConversionOptions(mode: .pull, documents: kind.path))
       let same = pulled.output == compact
       #expect(same, "\(kind) \(naming): \(difference(pulled.output, compact))")

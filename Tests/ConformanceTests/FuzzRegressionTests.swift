@@ -29,13 +29,13 @@ struct FuzzRegressionTests {
   @Test("same result at every chunk size, in every mode", arguments: regressionNames)
   func chunkSizesAgree(name: String) throws {
     let input = Array(try Data(contentsOf: regressionRoot.appendingPathComponent(name)))
-    for mode in Mode.allCases {
+    for mode in ConversionMode.allCases {
       for keepGoing in [false, true] {
         let options = ConversionOptions(mode: mode, keepGoing: keepGoing)
-        let whole = LegacyAttachments.convertStream(input, options: options)
+        let whole = CBLAttachments.convertStream(input, options: options)
         for chunk in 1...16 {
           for capacities in [EngineCapacities.standard, .tiny] {
-            let pieces = LegacyAttachments.convertStream(
+            let pieces = CBLAttachments.convertStream(
               input, options: options, chunkSize: chunk, capacities: capacities)
             // (Bytes read may differ when a bad document stops the run early; nothing else may.)
             let same =
@@ -55,11 +55,11 @@ struct FuzzRegressionTests {
   @Test("valid JSON in, valid JSON out", arguments: regressionNames)
   func validOutput(name: String) throws {
     let input = Array(try Data(contentsOf: regressionRoot.appendingPathComponent(name)))
-    for mode in Mode.allCases {
-      let result = LegacyAttachments.convertStream(
+    for mode in ConversionMode.allCases {
+      let result = CBLAttachments.convertStream(
         input, options: ConversionOptions(mode: mode, keepGoing: true))
       // yajl (through the engine, in pull mode) must accept the output again without a word.
-      let reparsed = LegacyAttachments.convertStream(
+      let reparsed = CBLAttachments.convertStream(
         result.output, options: ConversionOptions(mode: .pull))
       #expect(
         !reparsed.diagnostics.contains { $0.kind == .malformedJSON }, "\(name) \(mode)")

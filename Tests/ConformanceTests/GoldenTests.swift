@@ -57,7 +57,7 @@ private struct GoldenCase {
   let name: String
   let directory: URL
   let input: [UInt8]
-  let framing: Framing
+  let framing: InputFraming
   let documents: DocumentPath
   let bulkDocs: BulkDocsOutput?
   let keepGoing: Bool
@@ -70,7 +70,7 @@ private struct GoldenCase {
     self.name = name
     directory = goldenRoot.appendingPathComponent(name)
     input = try GoldenCase.read(directory.appendingPathComponent("input.json"))
-    var framing = Framing.lines
+    var framing = InputFraming.lines
     var documents = DocumentPath.root
     var perBody: Int? = nil
     var newEditsFalse = false
@@ -91,7 +91,7 @@ private struct GoldenCase {
           case "all-docs": documents = .allDocs
           case "bulk-docs": documents = .bulkDocs
           case "bulk-get": documents = .bulkGet
-          default: framing = Framing(rawValue: words[1])!
+          default: framing = InputFraming(rawValue: words[1])!
           }
         case "docs": documents = try DocumentPath(parsing: words[1...].joined(separator: " "))
         case "bulk-docs": perBody = Int(words[1])!
@@ -130,7 +130,7 @@ private struct GoldenCase {
       .sorted()
   }
 
-  func options(_ mode: Mode, naming: Naming = .jsonpath, updateBlobs: Bool = false)
+  func options(_ mode: ConversionMode, naming: EntryNaming = .jsonpath, updateBlobs: Bool = false)
     -> ConversionOptions
   {
     ConversionOptions(
@@ -176,7 +176,7 @@ private func describe(_ outcome: InputOutcome) -> String {
   }
 }
 
-private func line(_ diagnostic: Diagnostic) -> String {
+private func line(_ diagnostic: ConversionDiagnostic) -> String {
   "\(diagnostic.kind.rawValue) \(diagnostic.description)"
 }
 
@@ -187,7 +187,7 @@ private func run(
   var result = StepResult()
   var text = input
   for options in stages {
-    let stream = LegacyAttachments.convertStream(
+    let stream = CBLAttachments.convertStream(
       text, options: options, chunkSize: chunkSize, capacities: capacities,
       keepsRejects: keepsRejects)
     result.diagnostics += stream.diagnostics.map(line)

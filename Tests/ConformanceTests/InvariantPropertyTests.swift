@@ -231,7 +231,9 @@ struct InvariantPropertyTests {
   static let operations: [DifferentialTests.Operation] = [.pushJSONPath, .pull]
 
   /// A fixed seed per operation and framing.
-  private static func seed(_ operation: DifferentialTests.Operation, _ framing: Framing) -> UInt64 {
+  private static func seed(_ operation: DifferentialTests.Operation, _ framing: InputFraming)
+    -> UInt64
+  {
     (operation == .pull ? 0x9A11 : 0x9054) &+ (framing == .list ? 0x1157 : 0x11AE5)
   }
 
@@ -248,7 +250,7 @@ struct InvariantPropertyTests {
   }
 
   private func check(
-    _ stream: Stream, _ operation: DifferentialTests.Operation, framing: Framing
+    _ stream: Stream, _ operation: DifferentialTests.Operation, framing: InputFraming
   ) throws {
     #expect(stream.input.count >= Self.targetBytes, "a stream of megabytes")
     #expect(stream.rejected > 10 && stream.documents - stream.rejected > 1000, "both kinds")

@@ -36,13 +36,13 @@ import Testing
       // The generator must not have produced what this property excludes.
       let members = try #require(try RawJSON.parse(document).members)
       #expect(!members.contains { $0.key.equals("_attachments") })
-      for (naming, revpos) in [(Naming.jsonpath, nil), (.litecore, nil), (.litecore, 7)]
-        as [(Naming, Int?)]
+      for (naming, revpos) in [(EntryNaming.jsonpath, nil), (.litecore, nil), (.litecore, 7)]
+        as [(EntryNaming, Int?)]
       {
         do {
-          let pushed = try LegacyAttachments.push(document, naming: naming, revpos: revpos)
+          let pushed = try CBLAttachments.push(document, naming: naming, revpos: revpos)
           if pushed != document { changed += 1 }
-          let pulled = try LegacyAttachments.pull(pushed)
+          let pulled = try CBLAttachments.pull(pushed)
           if pulled != document {
             failures.append(
               "\(naming): \(Self.text(document))\n  pushed: \(Self.text(pushed))\n  pulled: \(Self.text(pulled))"
@@ -64,17 +64,17 @@ import Testing
     var pushedCount = 0
     var rejectedCount = 0
     for document in Self.anyDocuments(batch: batch) {
-      for naming in Naming.allCases {
+      for naming in EntryNaming.allCases {
         let once: [UInt8]
         do {
-          once = try LegacyAttachments.push(document, naming: naming)
+          once = try CBLAttachments.push(document, naming: naming)
         } catch {
           rejectedCount += 1
           continue
         }
         pushedCount += 1
         do {
-          let twice = try LegacyAttachments.push(once, naming: naming)
+          let twice = try CBLAttachments.push(once, naming: naming)
           if twice != once {
             failures.append(
               "\(naming): \(Self.text(document))\n  once:  \(Self.text(once))\n  twice: \(Self.text(twice))"
@@ -95,8 +95,8 @@ import Testing
   func pullIsIdempotent(batch: Int) {
     var failures: [String] = []
     for document in Self.anyDocuments(batch: 50 + batch) {
-      guard let once = try? LegacyAttachments.pull(document) else { continue }
-      if let twice = try? LegacyAttachments.pull(once), twice == once { continue }
+      guard let once = try? CBLAttachments.pull(document) else { continue }
+      if let twice = try? CBLAttachments.pull(once), twice == once { continue }
       failures.append("\(Self.text(document))\n  once: \(Self.text(once))")
     }
     #expect(failures.isEmpty, "\(failures.count) failures; first: \(failures.first ?? "")")

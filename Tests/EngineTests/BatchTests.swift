@@ -42,7 +42,7 @@ struct BatchTests {
   }
 
   private func inOnePass(_ pieces: [String], options: ConversionOptions) -> Converted {
-    let result = LegacyAttachments.convertStream(Array(pieces.joined().utf8), options: options)
+    let result = CBLAttachments.convertStream(Array(pieces.joined().utf8), options: options)
     return Converted(
       output: result.output, rejects: result.rejects,
       diagnostics: result.diagnostics.map(\.description))

@@ -11,7 +11,7 @@ import TestSupport
 
 // Issue 5, hostile inputs, through the library: the same cases as the CLI's HostileInputTests
 // where the library alone can show more — chunking anywhere (a byte-order mark or a UTF-8
-// sequence split between two feeds), the Diagnostic values themselves, and the parallel reader
+// sequence split between two feeds), the ConversionDiagnostic values themselves, and the parallel reader
 // with batches small enough to hit its edge cases quickly.
 
 private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
@@ -38,11 +38,11 @@ struct HostileInputLibraryTests {
     // The path alternates array index 0 and key k: $.a[0][0].k[0].k …
     let name = "$.a[0]" + String(repeating: "[0].k", count: depth)
     let pushed = String(document.dropLast()) + ",\"_attachments\":{\"\(name)\":{\"digest\":\"d\"}}}"
-    let result = try LegacyAttachments.push(bytes(document))
+    let result = try CBLAttachments.push(bytes(document))
     #expect(same(result, bytes(pushed)), "\(shown(result))")
-    #expect(try LegacyAttachments.pull(result) == bytes(document))
+    #expect(try CBLAttachments.pull(result) == bytes(document))
     let pointer = "blob_/a/0" + String(repeating: "/0/k", count: depth)
-    let litecore = try LegacyAttachments.push(bytes(document), naming: .litecore, revpos: 7)
+    let litecore = try CBLAttachments.push(bytes(document), naming: .litecore, revpos: 7)
     #expect(
       same(
         litecore,
@@ -53,12 +53,12 @@ struct HostileInputLibraryTests {
 
     // The same in a stream, fed in odd-sized pieces, between two other documents.
     let stream = bytes("{\"x\":1}\n" + document + "\n{\"y\":2}\n")
-    let whole = LegacyAttachments.convertStream(stream, options: ConversionOptions(mode: .push))
+    let whole = CBLAttachments.convertStream(stream, options: ConversionOptions(mode: .push))
     #expect(
       same(whole.output, bytes("{\"x\":1}\n" + pushed + "\n{\"y\":2}\n"))
         && whole.diagnostics.isEmpty)
     for chunk in [7, 4093] {
-      let pieces = LegacyAttachments.convertStream(
+      let pieces = CBLAttachments.convertStream(
         stream, options: ConversionOptions(mode: .push), chunkSize: chunk)
       #expect(Outcome(pieces) == Outcome(whole), "chunk \(chunk)")
     }
@@ -69,7 +69,7 @@ struct HostileInputLibraryTests {
     let depth = 100_000
     let document = bytes("{\"_id\":\"t\",\"a\":" + String(repeating: "[", count: depth))
     #expect {
-      try LegacyAttachments.push(document)
+      try CBLAttachments.push(document)
     } throws: { error in
       guard let error = error as? DocumentError else { return false }
       let d = error.diagnostic
@@ -87,12 +87,12 @@ struct HostileInputLibraryTests {
     for index in 0..<1_000_000 { document += bytes(",\"k\(index)\":\(index)") }
     document += bytes(
       ",\"k0\":\"again\",\"_id\":\"dup\",\"b\":{\"@type\":\"blob\",\"digest\":\"d\"},\"k0\":[]}")
-    let pushed = try LegacyAttachments.push(document)
+    let pushed = try CBLAttachments.push(document)
     #expect(
       same(
         pushed,
         Array(document.dropLast()) + bytes(",\"_attachments\":{\"$.b\":{\"digest\":\"d\"}}}")))
-    #expect(same(try LegacyAttachments.pull(pushed), document))
+    #expect(same(try CBLAttachments.pull(pushed), document))
   }
 
   @Test(
@@ -110,7 +110,7 @@ struct HostileInputLibraryTests {
       bytes("{\"x\":1}\n") + document.dropLast()
       + bytes(",\"_attachments\":{\"$.p\":{\"digest\":\"d\"}}}\n{\"y\":2}\n")
     for chunk in [4096, 1 << 20] {
-      let result = LegacyAttachments.convertStream(
+      let result = CBLAttachments.convertStream(
         stream, options: ConversionOptions(mode: .push), chunkSize: chunk)
       #expect(
         same(result.output, expected) && result.diagnostics.isEmpty && result.outcome == .completed,
@@ -123,7 +123,7 @@ struct HostileInputLibraryTests {
     let digits = "9" + String(repeating: "876543210", count: 11_111)
     let document =
       "{\"n\":-\(digits).\(digits)E+\(digits),\"p\":{\"@type\":\"blob\",\"digest\":\"d\",\"length\":\(digits)}}"
-    let pushed = try LegacyAttachments.push(bytes(document))
+    let pushed = try CBLAttachments.push(bytes(document))
     #expect(
       same(
         pushed,
@@ -131,7 +131,7 @@ struct HostileInputLibraryTests {
           String(document.dropLast())
             + ",\"_attachments\":{\"$.p\":{\"digest\":\"d\",\"length\":\(digits)}}}")))
     // A top-level number as the last thing of the input, without a newline: not an object.
-    let result = LegacyAttachments.convertStream(
+    let result = CBLAttachments.convertStream(
       bytes("{\"a\":1}\n" + digits), options: ConversionOptions(mode: .pull))
     #expect(result.output == bytes("{\"a\":1}\n"))
     #expect(
@@ -153,7 +153,7 @@ struct HostileInputLibraryTests {
       bytes("{\"ok\":\"€\"}\n{\"_id\":\"é\",\"s\":\"😀") + sequence + bytes("\"}\n{\"after\":1}\n")
     for keepGoing in [false, true] {
       let options = ConversionOptions(mode: .push, keepGoing: keepGoing)
-      let whole = LegacyAttachments.convertStream(input, options: options)
+      let whole = CBLAttachments.convertStream(input, options: options)
       let diagnostic = try #require(whole.diagnostics.first)
       #expect(whole.diagnostics.count == 1)
       #expect(diagnostic.kind == .malformedJSON && diagnostic.severity == .error)
@@ -166,7 +166,7 @@ struct HostileInputLibraryTests {
       )
       #expect(whole.output == bytes("{\"ok\":\"€\"}\n" + (keepGoing ? "{\"after\":1}\n" : "")))
       for chunk in [1, 2, 3, 5] {
-        let pieces = LegacyAttachments.convertStream(input, options: options, chunkSize: chunk)
+        let pieces = CBLAttachments.convertStream(input, options: options, chunkSize: chunk)
         #expect(Outcome(pieces) == Outcome(whole), "chunk \(chunk), keepGoing \(keepGoing)")
       }
     }
@@ -178,14 +178,14 @@ struct HostileInputLibraryTests {
   func loneSurrogates() throws {
     let document =
       "{\"v\":\"\\udc00\\ud800\",\"\\ud800\":{\"@type\":\"blob\",\"digest\":\"\\udfff\"},\"x\\uDBFF/\":[{\"@type\":\"blob\",\"digest\":\"e\"}]}"
-    let pushed = try LegacyAttachments.push(bytes(document))
+    let pushed = try CBLAttachments.push(bytes(document))
     #expect(
       String(decoding: pushed, as: UTF8.self)
         == String(document.dropLast())
         + ",\"_attachments\":{\"$.\\ud800\":{\"digest\":\"\\udfff\"},\"$.x\\udbff/[0]\":{\"digest\":\"e\"}}}"
     )
-    #expect(try LegacyAttachments.pull(pushed) == bytes(document))
-    let litecore = try LegacyAttachments.push(bytes(document), naming: .litecore)
+    #expect(try CBLAttachments.pull(pushed) == bytes(document))
+    let litecore = try CBLAttachments.push(bytes(document), naming: .litecore)
     #expect(
       String(decoding: litecore, as: UTF8.self).hasSuffix(
         "\"_attachments\":{\"blob_/\\ud800\":{\"digest\":\"\\udfff\",\"stub\":true,\"revpos\":1},"
@@ -194,7 +194,7 @@ struct HostileInputLibraryTests {
     let legacy =
       "{\"a\":{\"@type\":\"blob\",\"digest\":\"\\ud800\"},\"_attachments\":{\"old\":{\"digest\":\"\\ud800\"}}}"
     #expect(
-      try LegacyAttachments.pull(bytes(legacy))
+      try CBLAttachments.pull(bytes(legacy))
         == bytes("{\"a\":{\"@type\":\"blob\",\"digest\":\"\\ud800\"}}"))
   }
 
@@ -202,12 +202,12 @@ struct HostileInputLibraryTests {
   func nul() throws {
     let escaped = "{\"k\\u0000\":{\"@type\":\"blob\",\"digest\":\"\\u0000\"}}"
     #expect(
-      try LegacyAttachments.push(bytes(escaped))
+      try CBLAttachments.push(bytes(escaped))
         == bytes(
           String(escaped.dropLast())
             + ",\"_attachments\":{\"$.k\\u0000\":{\"digest\":\"\\u0000\"}}}"))
     #expect {
-      try LegacyAttachments.push(bytes("{\"a\":\"x") + [0] + bytes("\"}"))
+      try CBLAttachments.push(bytes("{\"a\":\"x") + [0] + bytes("\"}"))
     } throws: { error in
       guard let d = (error as? DocumentError)?.diagnostic else { return false }
       return d.kind == .malformedJSON && d.line == 1 && d.column == 8
@@ -221,10 +221,10 @@ struct HostileInputLibraryTests {
   func byteOrderMarkInPieces() throws {
     let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
     for chunk in [1, 2, 4, 1 << 16] {
-      let start = LegacyAttachments.convertStream(
+      let start = CBLAttachments.convertStream(
         bom + bytes("{\"a\":1}\n"), options: ConversionOptions(mode: .pull), chunkSize: chunk)
       #expect(start.output == bytes("{\"a\":1}\n") && start.diagnostics.isEmpty, "chunk \(chunk)")
-      let middle = LegacyAttachments.convertStream(
+      let middle = CBLAttachments.convertStream(
         bytes("{\"a\":1}\n") + bom + bytes("{\"b\":2}\n{\"c\":3}\n"),
         options: ConversionOptions(mode: .pull, keepGoing: true),
         chunkSize: chunk)
@@ -241,7 +241,7 @@ struct HostileInputLibraryTests {
     "a truncated last document: library push throws it, a stream reports it after the good ones")
   func truncatedLast() throws {
     #expect {
-      try LegacyAttachments.push(bytes("{\"_id\":\"t\",\"a\":\"abc"))
+      try CBLAttachments.push(bytes("{\"_id\":\"t\",\"a\":\"abc"))
     } throws: { error in
       guard let d = (error as? DocumentError)?.diagnostic else { return false }
       return d.kind == .malformedJSON && d.line == 1 && d.column == 20 && d.documentID == "t"
@@ -249,7 +249,7 @@ struct HostileInputLibraryTests {
     }
     let input = bytes("{\"a\":1}\n{\"b\":2}\n{\"_id\":\"t\",\n\"c\":[")
     for chunk in [1, 3, 1 << 16] {
-      let result = LegacyAttachments.convertStream(
+      let result = CBLAttachments.convertStream(
         input, options: ConversionOptions(mode: .push, keepGoing: true), chunkSize: chunk)
       #expect(result.output == bytes("{\"a\":1}\n{\"b\":2}\n"), "chunk \(chunk)")
       #expect(
@@ -294,7 +294,7 @@ struct HostileInputLibraryTests {
       "{\"x\":\"abc\n{\"a\":1}\nnull\n{\"b\":2}\n",
     ])
   func badAfterTruncatedRecordInBatches(input: String) throws {
-    for mode in [Mode.push, .pull] {
+    for mode in [ConversionMode.push, .pull] {
       let options = ConversionOptions(mode: mode, keepGoing: true)
       let one = try convertFile(bytes(input), options: options, jobs: 1, batchBytes: 1 << 20)
       for batchBytes in 1...40 {

@@ -8,7 +8,7 @@ import Testing
 import TestSupport
 
 // SPEC.md "Inspection": `--list` rows and `--check` findings, through the library's
-// `LegacyAttachments.convertStream` with `mode: .list` / `.check`. Every expected row below was
+// `CBLAttachments.convertStream` with `mode: .list` / `.check`. Every expected row below was
 // written by hand from SPEC.md (and the documented field order of README.md), never copied from
 // the tool's output.
 
@@ -20,10 +20,10 @@ private let listFields = [
 private let checkFields = ["id", "line", "problem", "pointer", "detail"]
 
 private func stream(
-  _ text: String, _ mode: Mode, framing: Framing = .lines, keepGoing: Bool = false,
+  _ text: String, _ mode: ConversionMode, framing: InputFraming = .lines, keepGoing: Bool = false,
   chunkSize: Int = 1 << 16
 ) -> StreamResult {
-  LegacyAttachments.convertStream(
+  CBLAttachments.convertStream(
     Array(text.utf8),
     options: ConversionOptions(mode: mode, framing: framing, keepGoing: keepGoing),
     chunkSize: chunkSize)
@@ -44,7 +44,7 @@ private func rows(_ result: StreamResult, sourceLocation: SourceLocation = #_sou
 
 /// `--list` rows of `text`, which must convert without diagnostics.
 private func list(
-  _ text: String, framing: Framing = .lines, sourceLocation: SourceLocation = #_sourceLocation
+  _ text: String, framing: InputFraming = .lines, sourceLocation: SourceLocation = #_sourceLocation
 ) -> [String] {
   let result = stream(text, .list, framing: framing)
   #expect(result.diagnostics.isEmpty, "\(result.diagnostics)", sourceLocation: sourceLocation)
@@ -107,7 +107,7 @@ private func findings(_ result: StreamResult, sourceLocation: SourceLocation = #
 /// The findings of `--check` on `text`; `only` keeps the problems a test is about (its input's
 /// entries may raise the Sync Gateway entry rules too, tested on their own).
 private func check(
-  _ text: String, framing: Framing = .lines, only: Set<String>? = nil,
+  _ text: String, framing: InputFraming = .lines, only: Set<String>? = nil,
   sourceLocation: SourceLocation = #_sourceLocation
 )
   -> [Finding]
@@ -431,7 +431,7 @@ struct InspectionTests {
     #expect(atLimit.attachments.utf8.count == 1_048_576 && over.attachments.utf8.count == 1_048_577)
     // The model agrees with push itself (only the size matters to --check).
     #expect(
-      (try? LegacyAttachments.push(Array(over.document.utf8))).map {
+      (try? CBLAttachments.push(Array(over.document.utf8))).map {
         String(decoding: $0, as: UTF8.self)
       }
         == String(over.document.dropLast()) + ",\"_attachments\":" + over.attachments + "}")
@@ -675,8 +675,9 @@ struct InspectionTests {
   // MARK: Chunking
 
   @Test(
-    "--list and --check give the same rows at every chunk size", arguments: [Mode.list, Mode.check])
-  func chunkSizes(mode: Mode) {
+    "--list and --check give the same rows at every chunk size",
+    arguments: [ConversionMode.list, ConversionMode.check])
+  func chunkSizes(mode: ConversionMode) {
     let input = """
       {"_id":"a","first":{"@type":"blob","digest":"sha1-A","length":10,"content_type":"image/png"},"_attachments":{"old.txt":{"digest":"sha1-L","length":25000000}}}
         {"_id" : "pretty",

@@ -63,8 +63,8 @@ private func stream(count: Int, badEvery: Int = 0, pretty: Bool = false) -> [UIn
 struct ParallelTests {
   @Test(
     "the same output, diagnostics and rejects as one thread, at any batch size",
-    arguments: [Mode.push, .pull, .list, .check])
-  func sameAsOneThread(mode: Mode) throws {
+    arguments: [ConversionMode.push, .pull, .list, .check])
+  func sameAsOneThread(mode: ConversionMode) throws {
     let input = stream(count: 400, badEvery: 37)
     let options = ConversionOptions(mode: mode, keepGoing: true)
     let single = try run(input, options: options, jobs: 1)

@@ -10,8 +10,8 @@ import Testing
 struct ResultsTests {
   private struct WriteFailed: Error {}
 
-  private func diagnostic(_ message: String) -> Diagnostic {
-    Diagnostic(severity: .error, kind: .notAnObject, line: 1, column: 1, message: message)
+  private func diagnostic(_ message: String) -> ConversionDiagnostic {
+    ConversionDiagnostic(severity: .error, kind: .notAnObject, line: 1, column: 1, message: message)
   }
 
   /// Two good documents, a rejected one (its text, then its error), then a third good one.

@@ -9,12 +9,12 @@ import Testing
 
 @Suite("System calls: errors as values, whole writes, pthread state that stays put")
 struct SystemTests {
-  @Test("a failed call is an Errno with the system's wording")
+  @Test("a failed call is an SystemErrno with the system's wording")
   func errno() {
-    #expect(throws: Errno.noSuchFile) {
-      _ = try FileDescriptor.open("/nonexistent/cbl-attachments", O_RDONLY)
+    #expect(throws: SystemErrno.noSuchFile) {
+      _ = try SystemFileDescriptor.open("/nonexistent/cbl-attachments", O_RDONLY)
     }
-    #expect(Errno(code: ENOSPC).description == "No space left on device")
+    #expect(SystemErrno(code: ENOSPC).description == "No space left on device")
   }
 
   @Test("writeAll writes everything, and says how much before a failure")
@@ -22,29 +22,29 @@ struct SystemTests {
     var ends: [Int32] = [0, 0]
     #expect(pipe(&ends) == 0)
     defer { close(ends[0]) }
-    let writer = FileDescriptor(rawValue: ends[1])
+    let writer = SystemFileDescriptor(rawValue: ends[1])
     let bytes = [UInt8](repeating: 0x61, count: 1000)
     let result = bytes.withUnsafeBytes { writer.writeAll($0) }
     #expect(result.written == 1000 && result.failure == nil)
     var buffer = [UInt8](repeating: 0, count: 2000)
     let read = try buffer.withUnsafeMutableBytes {
-      try FileDescriptor(rawValue: ends[0]).read(into: $0)
+      try SystemFileDescriptor(rawValue: ends[0]).read(into: $0)
     }
     #expect(read == 1000)
     writer.close()
-    let full = try FileDescriptor.open("/dev/full", O_WRONLY)
+    let full = try SystemFileDescriptor.open("/dev/full", O_WRONLY)
     defer { full.close() }
     let failed = bytes.withUnsafeBytes { full.writeAll($0) }
-    #expect(failed.written == 0 && failed.failure == Errno(code: ENOSPC))
+    #expect(failed.written == 0 && failed.failure == SystemErrno(code: ENOSPC))
   }
 
   @Test("status tells regular files, devices and the same file apart")
   func status() throws {
-    let null = try FileDescriptor.status(ofPath: "/dev/null")
+    let null = try SystemFileDescriptor.status(ofPath: "/dev/null")
     #expect(null.isCharacterDevice && !null.isRegularFile)
-    let root = try FileDescriptor.status(ofPath: "/")
+    let root = try SystemFileDescriptor.status(ofPath: "/")
     #expect(root.isDirectory)
-    #expect(null.isSameFile(as: try FileDescriptor.status(ofPath: "/dev/null")))
+    #expect(null.isSameFile(as: try SystemFileDescriptor.status(ofPath: "/dev/null")))
     #expect(!null.isSameFile(as: root))
   }
 

@@ -77,12 +77,12 @@ if arguments.count > 3 {
   let converter = try! DocumentConverter(options: options)
   var total = 0
   switch arguments[3] {
-  case "stream": total = LegacyAttachments.convertStream(stream, options: options).output.count
+  case "stream": total = CBLAttachments.convertStream(stream, options: options).output.count
   case "converter":
     for document in documents { total += (try? converter.convert(document))?.bytes.count ?? 0 }
   default:
     for document in documents {
-      total += (try? LegacyAttachments.convert(document, options: options))?.bytes.count ?? 0
+      total += (try? CBLAttachments.convert(document, options: options))?.bytes.count ?? 0
     }
   }
   print("\(arguments[3]): \(total) bytes of output")
@@ -90,7 +90,7 @@ if arguments.count > 3 {
 }
 
 let streamed = best {
-  LegacyAttachments.convertStream(stream, options: options).output.count
+  CBLAttachments.convertStream(stream, options: options).output.count
 }
 let converter = try! DocumentConverter(options: options)
 let reused = best {
@@ -101,7 +101,7 @@ let reused = best {
 let fresh = best {
   var total = 0
   for document in documents {
-    total += ((try? LegacyAttachments.convert(document, options: options))?.bytes.count ?? 0) + 1
+    total += ((try? CBLAttachments.convert(document, options: options))?.bytes.count ?? 0) + 1
   }
   return total
 }
@@ -129,4 +129,4 @@ print(
 )
 line("stream (convertStream)", streamed)
 line("DocumentConverter.convert", reused)
-line("LegacyAttachments.convert (fresh)", fresh)
+line("CBLAttachments.convert (fresh)", fresh)

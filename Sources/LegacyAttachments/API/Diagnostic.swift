@@ -1,5 +1,5 @@
 /// A problem found in one document, located by line and column.
-public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
+public struct ConversionDiagnostic: Sendable, Hashable, CustomStringConvertible {
   public enum Severity: String, Sendable {
     case warning
     case error
@@ -83,7 +83,7 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
   /// `LINE:COLUMN: error: MESSAGE`, the part of the report after the input's name.
   public var description: String {
     var text = "\(line):\(column): \(severity.rawValue): "
-    if let documentID { text += "document \(Diagnostic.quoted(documentID)): " }
+    if let documentID { text += "document \(ConversionDiagnostic.quoted(documentID)): " }
     return text + message
   }
 

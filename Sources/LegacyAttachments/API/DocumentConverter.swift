@@ -18,7 +18,7 @@
 /// ```
 ///
 /// A document is rejected (thrown as ``DocumentError``) for the reasons SPEC.md gives, for
-/// warnings when `strict` is set, and with ``Diagnostic/Kind/notOneDocument`` when the bytes
+/// warnings when `strict` is set, and with ``ConversionDiagnostic/Kind/notOneDocument`` when the bytes
 /// hold no document or more than one. Diagnostics are located in the document itself (line 1 is
 /// its first line).
 public final class DocumentConverter {
@@ -26,7 +26,7 @@ public final class DocumentConverter {
   public let options: ConversionOptions
   private let engine: ConversionEngine
   private var output: [UInt8] = []
-  private var diagnostics: [Diagnostic] = []
+  private var diagnostics: [ConversionDiagnostic] = []
 
   /// A converter for `options`, checked as the command line checks them: `revpos` must be at
   /// least 1 and only for push, `updateBlobs` only for pull, `upgradeInto` a usable property
@@ -64,7 +64,7 @@ public final class DocumentConverter {
     }
     guard documents == 1 else {
       throw DocumentError(
-        diagnostic: Diagnostic(
+        diagnostic: ConversionDiagnostic(
           severity: .error, kind: .notOneDocument, line: 1, column: 1,
           message: documents == 0 ? Messages.noDocument : Messages.severalDocuments))
     }

@@ -113,7 +113,7 @@ public struct DocumentPath: Sendable, Hashable, CustomStringConvertible {
     if !bytes.isEmpty && bytes.enumerated().allSatisfy({ isNameByte($1, first: $0 == 0) }) {
       return key
     }
-    return Diagnostic.quoted(key)
+    return ConversionDiagnostic.quoted(key)
   }
 }
 

@@ -1,17 +1,17 @@
 /// Converting documents held in memory.
 ///
 /// ```swift
-/// let pushed = try LegacyAttachments.push(Array(#"{"a":{"@type":"blob","digest":"sha1-x"}}"#.utf8))
+/// let pushed = try CBLAttachments.push(Array(#"{"a":{"@type":"blob","digest":"sha1-x"}}"#.utf8))
 /// // {"a":{"@type":"blob","digest":"sha1-x"},"_attachments":{"$.a":{"digest":"sha1-x"}}}
-/// let original = try LegacyAttachments.pull(pushed)
+/// let original = try CBLAttachments.pull(pushed)
 /// ```
 ///
 /// For files, pipes and file descriptors use ``StreamConverter``.
-public enum LegacyAttachments {
+public enum CBLAttachments {
   /// Pushes one document: adds an `_attachments` entry for every blob. Returns the compact
   /// document without a trailing newline.
   public static func push(
-    _ document: [UInt8], naming: Naming = .jsonpath, revpos: Int? = nil
+    _ document: [UInt8], naming: EntryNaming = .jsonpath, revpos: Int? = nil
   ) throws(DocumentError) -> [UInt8] {
     try convert(document, options: ConversionOptions(mode: .push, naming: naming, revpos: revpos))
       .bytes
@@ -39,7 +39,7 @@ public enum LegacyAttachments {
     }
     guard result.statistics.documents == 1 else {
       throw DocumentError(
-        diagnostic: Diagnostic(
+        diagnostic: ConversionDiagnostic(
           severity: .error, kind: .notOneDocument, line: 1, column: 1,
           message: result.statistics.documents == 0
             ? Messages.noDocument : Messages.severalDocuments))
@@ -97,12 +97,12 @@ public enum LegacyAttachments {
 public struct ConvertedDocument: Sendable, Equatable {
   /// The compact document, without a trailing newline.
   public var bytes: [UInt8]
-  public var warnings: [Diagnostic]
+  public var warnings: [ConversionDiagnostic]
 }
 
 /// A document that could not be converted.
 public struct DocumentError: Error, Sendable, Equatable, CustomStringConvertible {
-  public var diagnostic: Diagnostic
+  public var diagnostic: ConversionDiagnostic
   public var description: String { diagnostic.description }
 }
 
@@ -112,9 +112,9 @@ public struct StreamResult: Sendable, Equatable {
   public var output: [UInt8] = []
   /// Original text of rejected documents, each ending in a newline.
   public var rejects: [UInt8] = []
-  public var diagnostics: [Diagnostic] = []
-  public var statistics = Statistics()
+  public var diagnostics: [ConversionDiagnostic] = []
+  public var statistics = ConversionStatistics()
   public var outcome: InputOutcome = .completed
   /// A failure of the blob store (`--blobs`) that ended the conversion.
-  public var failure: IOError? = nil
+  public var failure: ConversionIOError? = nil
 }

@@ -1,5 +1,5 @@
 /// What the converter does with each document.
-public enum Mode: String, Sendable, CaseIterable {
+public enum ConversionMode: String, Sendable, CaseIterable {
   /// Synthesize a top-level `_attachments` entry for every blob (CBL 2 → Sync Gateway).
   case push
   /// Remove the `_attachments` entries that match a blob by digest (Sync Gateway → CBL 2).
@@ -14,7 +14,7 @@ public enum Mode: String, Sendable, CaseIterable {
 }
 
 /// How push names the `_attachments` entries it makes.
-public enum Naming: String, Sendable, CaseIterable {
+public enum EntryNaming: String, Sendable, CaseIterable {
   /// `$` plus one `.key` or `[index]` step per level: `$.photos.gallery[2]` (the design's form).
   case jsonpath
   /// `blob_` plus the RFC 6901 JSON Pointer, with `stub` and `revpos` added, as Couchbase Lite
@@ -23,7 +23,7 @@ public enum Naming: String, Sendable, CaseIterable {
 }
 
 /// How documents are framed in the input and the output.
-public enum Framing: String, Sendable, CaseIterable {
+public enum InputFraming: String, Sendable, CaseIterable {
   /// Whitespace-separated JSON values (NDJSON, concatenated or pretty-printed); one compact
   /// document per output line.
   case lines
@@ -48,12 +48,12 @@ public struct BulkDocsOutput: Sendable, Equatable {
 
 /// Everything that decides how a stream is converted.
 public struct ConversionOptions: Sendable, Equatable {
-  public var mode: Mode
-  public var naming: Naming
+  public var mode: ConversionMode
+  public var naming: EntryNaming
   /// The `revpos` written in `litecore` naming; `nil` takes the generation of the document's
   /// `_rev`, or 1 when it has none.
   public var revpos: Int?
-  public var framing: Framing
+  public var framing: InputFraming
   /// Where the documents are inside each input value (with `list` framing, inside each
   /// element): `.` for the value itself, `.results[].doc` for a `_changes` response.
   public var documents: DocumentPath
@@ -73,7 +73,8 @@ public struct ConversionOptions: Sendable, Equatable {
   public var strict: Bool
 
   public init(
-    mode: Mode, naming: Naming = .jsonpath, revpos: Int? = nil, framing: Framing = .lines,
+    mode: ConversionMode, naming: EntryNaming = .jsonpath, revpos: Int? = nil,
+    framing: InputFraming = .lines,
     documents: DocumentPath = .root, bulkDocs: BulkDocsOutput? = nil,
     blobs: BlobStoreOptions? = nil, upgradeInto: String = "attachments",
     updateBlobs: Bool = false, keepGoing: Bool = false, strict: Bool = false

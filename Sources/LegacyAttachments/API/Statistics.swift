@@ -1,5 +1,5 @@
 /// Counters for `--stats`, summed over a run.
-public struct Statistics: Sendable, Equatable, BitwiseCopyable {
+public struct ConversionStatistics: Sendable, Equatable, BitwiseCopyable {
   public var documents = 0
   /// Blob references found (outside `_attachments`).
   public var blobs = 0
@@ -18,7 +18,7 @@ public struct Statistics: Sendable, Equatable, BitwiseCopyable {
 
   public init() {}
 
-  public mutating func add(_ other: Statistics) {
+  public mutating func add(_ other: ConversionStatistics) {
     documents += other.documents
     blobs += other.blobs
     entriesAdded += other.entriesAdded

@@ -35,7 +35,7 @@ extension BlobStoreOptions {
 /// Why the blob store cannot be used; checked before any input is read.
 public struct BlobStoreError: Error, Sendable, Equatable, CustomStringConvertible {
   public var directory: String
-  public var errno: Errno?
+  public var errno: SystemErrno?
 
   public var description: String {
     if let errno { return "\(directory): error: cannot use as a blob store: \(errno)" }
@@ -63,9 +63,9 @@ final class BlobStore: @unchecked Sendable {
   {
     let path = options.directory
     do {
-      let status = try FileDescriptor.status(ofPath: path)
+      let status = try SystemFileDescriptor.status(ofPath: path)
       guard status.isDirectory else { throw BlobStoreError(directory: path, errno: nil) }
-    } catch let error as Errno {
+    } catch let error as SystemErrno {
       guard creating, error == .noSuchFile else {
         throw BlobStoreError(directory: path, errno: error)
       }
@@ -104,7 +104,7 @@ final class BlobStore: @unchecked Sendable {
     /// There is no such file.
     case missing
     /// The system refused.
-    case failed(Errno)
+    case failed(SystemErrno)
   }
 
   /// Reads the file `name`, handing its bytes over piece by piece (through `buffer`) and hashing
@@ -113,9 +113,9 @@ final class BlobStore: @unchecked Sendable {
     _ name: String, buffer: UnsafeMutableRawBufferPointer,
     _ consume: (UnsafeRawBufferPointer) -> Void
   ) -> ReadResult {
-    let descriptor: FileDescriptor
+    let descriptor: SystemFileDescriptor
     do {
-      descriptor = try FileDescriptor.open(path(of: name), O_RDONLY)
+      descriptor = try SystemFileDescriptor.open(path(of: name), O_RDONLY)
     } catch {
       return error == .noSuchFile ? .missing : .failed(error)
     }
@@ -141,7 +141,7 @@ final class BlobStore: @unchecked Sendable {
   /// Whether the file `name` exists as a regular file (symbolic links followed), without
   /// reading it (`--list`).
   func exists(_ name: String) -> Bool {
-    (try? FileDescriptor.status(ofPath: path(of: name)))?.isRegularFile ?? false
+    (try? SystemFileDescriptor.status(ofPath: path(of: name)))?.isRegularFile ?? false
   }
 
   /// What a file is, for `--check`: read once per run, then remembered.
@@ -150,7 +150,7 @@ final class BlobStore: @unchecked Sendable {
     /// Its bytes' SHA-1 is not its name.
     case corrupt(actual: AttachmentDigest)
     case intact(size: Int)
-    case unreadable(Errno)
+    case unreadable(SystemErrno)
   }
 
   func verdict(_ name: String, expected: AttachmentDigest, buffer: UnsafeMutableRawBufferPointer)
@@ -180,7 +180,7 @@ final class BlobStore: @unchecked Sendable {
   // MARK: Storing
 
   /// Starts storing a body: a temporary file of its own in the store.
-  func beginStoring(checking digest: DigestAlgorithm) throws(Errno) -> PendingBody {
+  func beginStoring(checking digest: DigestAlgorithm) throws(SystemErrno) -> PendingBody {
     let (descriptor, path) = try Paths.makeTemporaryFile(in: directory, prefix: ".incoming-")
     return PendingBody(descriptor: descriptor, temporaryPath: path, checking: digest)
   }
@@ -194,7 +194,7 @@ final class BlobStore: @unchecked Sendable {
 
   /// Puts a finished body in place under `name`: synced, read-only, and never replacing a file
   /// that is there (Couchbase Lite never overwrites one).
-  func commit(_ body: consuming PendingBody, as name: String) throws(Errno) -> StoreResult {
+  func commit(_ body: consuming PendingBody, as name: String) throws(SystemErrno) -> StoreResult {
     try body.close(permissions: 0o444)
     let target = path(of: name)
     let temporary = body.temporaryPath
@@ -205,7 +205,7 @@ final class BlobStore: @unchecked Sendable {
         body.discard()
         throw error
       }
-      let size = (try? FileDescriptor.status(ofPath: target))?.size ?? -1
+      let size = (try? SystemFileDescriptor.status(ofPath: target))?.size ?? -1
       body.discard()
       return .alreadyThere(size: size)
     }
@@ -217,7 +217,7 @@ final class BlobStore: @unchecked Sendable {
 /// A body being stored: a temporary file, and the hashes of what was written to it. Dropped
 /// without being committed, it removes its file: nothing half-written is left behind.
 struct PendingBody: ~Copyable {
-  private var descriptor: FileDescriptor?
+  private var descriptor: SystemFileDescriptor?
   let temporaryPath: String
   private var sha1 = Hasher(.sha1)
   /// The body's own digest algorithm when it is not SHA-1 (`md5-` from CouchDB).
@@ -225,7 +225,8 @@ struct PendingBody: ~Copyable {
   private(set) var size = 0
   private var removed = false
 
-  init(descriptor: FileDescriptor, temporaryPath: String, checking algorithm: DigestAlgorithm) {
+  init(descriptor: SystemFileDescriptor, temporaryPath: String, checking algorithm: DigestAlgorithm)
+  {
     self.descriptor = descriptor
     self.temporaryPath = temporaryPath
     other = algorithm == .sha1 ? nil : Hasher(algorithm)
@@ -236,7 +237,7 @@ struct PendingBody: ~Copyable {
     if !removed { try? Paths.remove(temporaryPath) }
   }
 
-  mutating func append(_ bytes: UnsafeRawBufferPointer) throws(Errno) {
+  mutating func append(_ bytes: UnsafeRawBufferPointer) throws(SystemErrno) {
     guard let descriptor else { return }
     sha1.update(bytes)
     other?.update(bytes)
@@ -255,7 +256,7 @@ struct PendingBody: ~Copyable {
   }
 
   /// Syncs, makes the file `permissions` and closes it.
-  mutating func close(permissions: mode_t) throws(Errno) {
+  mutating func close(permissions: mode_t) throws(SystemErrno) {
     guard let descriptor else { return }
     self.descriptor = nil
     defer { descriptor.close() }

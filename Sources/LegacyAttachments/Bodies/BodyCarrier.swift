@@ -22,7 +22,7 @@ struct BodyCarrier {
     /// A file of that name was already in the store with another size; it is left alone.
     case keptExisting(file: String, size: Int64, newSize: Int)
     /// The system refused (the run ends).
-    case failed(file: String, errno: Errno)
+    case failed(file: String, errno: SystemErrno)
   }
 
   /// The number a `length` token stands for, when it is a non-negative whole number (`4321`,
@@ -108,12 +108,12 @@ struct BodyCarrier {
     } catch {
       return .failed(file: store.directory, errno: error)
     }
-    var writeFailure: Errno? = nil
+    var writeFailure: SystemErrno? = nil
     do {
       try Base64.decode(stringToken: data) {
         (piece) throws(Base64.Invalid) in
         guard writeFailure == nil else { return }
-        do throws(Errno) { try body.append(piece) } catch { writeFailure = error }
+        do throws(SystemErrno) { try body.append(piece) } catch { writeFailure = error }
       }
     } catch {
       return .invalidBase64

@@ -155,9 +155,9 @@ final class ConversionEngine {
   }
 
   /// A failure of the blob store that ended the run (status 2), once one happened.
-  var fatalFailure: IOError? { context.pointee.handler.fatalFailure }
+  var fatalFailure: ConversionIOError? { context.pointee.handler.fatalFailure }
 
-  var statistics: Statistics {
+  var statistics: ConversionStatistics {
     get { context.pointee.handler.results.statistics }
     set { context.pointee.handler.results.statistics = newValue }
   }
@@ -176,7 +176,9 @@ final class ConversionEngine {
 
   /// Reads up to `maximum` bytes from `descriptor` into the input and converts every complete
   /// line. Returns the number of bytes read (0 at the end of the file).
-  func read(from descriptor: FileDescriptor, maximum: Int, name: String) throws(IOError) -> Int {
+  func read(from descriptor: SystemFileDescriptor, maximum: Int, name: String)
+    throws(ConversionIOError) -> Int
+  {
     makeRoom(for: maximum)
     let count: Int
     do {
@@ -184,7 +186,7 @@ final class ConversionEngine {
     } catch {
       // What was read of this input cannot be finished: the next input starts afresh.
       startNextInput()
-      throw IOError(operation: .read, errno: error, target: name)
+      throw ConversionIOError(operation: .read, errno: error, target: name)
     }
     windowChanged()
     guard stop == nil else { return count }
@@ -737,7 +739,7 @@ final class ConversionEngine {
   func deliver<Failure: Error>(
     output: (UnsafeRawBufferPointer) throws(Failure) -> Void,
     rejects: (UnsafeRawBufferPointer, _ completesDocument: Bool) throws(Failure) -> Void,
-    diagnostic: (Diagnostic) -> Void
+    diagnostic: (ConversionDiagnostic) -> Void
   ) throws(Failure) {
     try context.pointee.handler.results.deliver(
       output: output, rejects: rejects, diagnostic: diagnostic)

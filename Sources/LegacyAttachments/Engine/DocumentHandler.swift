@@ -1,7 +1,7 @@
 /// What a malformed document leaves to be reported once the extent of what is skipped is known:
 /// its error, already located, and the document's `_id` token as far as it was read.
 struct MalformedReport {
-  var diagnostic: Diagnostic
+  var diagnostic: ConversionDiagnostic
   /// The raw `_id` token, for a `--check` row.
   var identifierToken: [UInt8]?
   /// The line where the document starts, for a `--check` row.
@@ -32,7 +32,7 @@ struct DocumentHandler: ~Copyable {
   /// taken back when it does.
   private let writesCanFail: Bool
   /// A failure of the blob store that ends the run, once one happened.
-  private(set) var fatalFailure: IOError? = nil
+  private(set) var fatalFailure: ConversionIOError? = nil
   /// Hands the results over in the middle of a parse, when one document's output is large (an
   /// attachment's bytes): so memory holds one output document, not all the output of what was
   /// read at once. Returns false when the delivery failed (the run stops).
@@ -209,7 +209,7 @@ struct DocumentHandler: ~Copyable {
     guard framer.pathIsDeep, framer.documentsInInput == 0 else { return }
     let strict = options.strict
     results.report(
-      Diagnostic(
+      ConversionDiagnostic(
         severity: strict ? .error : .warning, kind: .noDocument, line: 1, column: 1,
         message: Messages.noDocumentAtPath(options.documents.description)))
     if strict { results.statistics.errors += 1 } else { results.statistics.warnings += 1 }
@@ -228,9 +228,11 @@ struct DocumentHandler: ~Copyable {
   // MARK: Diagnostics
 
   /// A diagnostic for `problem`, located in `view`.
-  func makeDiagnostic(_ problem: Problem, documentID: String?, _ view: InputView) -> Diagnostic {
+  func makeDiagnostic(_ problem: Problem, documentID: String?, _ view: InputView)
+    -> ConversionDiagnostic
+  {
     let place = lines.position(of: problem.offset, in: view)
-    return Diagnostic(
+    return ConversionDiagnostic(
       severity: problem.severity, kind: problem.kind, line: place.line, column: place.column,
       message: problem.message, documentID: documentID)
   }
@@ -284,7 +286,7 @@ struct DocumentHandler: ~Copyable {
 
   /// Reports a problem that is not about one document (list framing): an error, located.
   mutating func reportInputError(
-    at offset: StreamOffset, message: String, kind: Diagnostic.Kind, view: InputView
+    at offset: StreamOffset, message: String, kind: ConversionDiagnostic.Kind, view: InputView
   ) -> MalformedReport {
     lines.advance(to: min(offset, view.end), in: view)
     let problem = Problem(

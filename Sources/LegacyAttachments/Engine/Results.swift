@@ -24,9 +24,9 @@ struct Results: ~Copyable {
   /// What is not handed over yet: the output from ``delivered``'s output on, and so on.
   var output: ByteBuffer
   var rejects: ByteBuffer
-  var diagnostics: [Diagnostic] = []
+  var diagnostics: [ConversionDiagnostic] = []
   var marks: [ResultMark] = []
-  var statistics = Statistics()
+  var statistics = ConversionStatistics()
   /// How much has been handed over.
   private(set) var delivered = ResultMark(output: 0, rejects: 0, diagnostics: 0)
   /// What may still be taken back, from this place on, is not handed over: output from its
@@ -61,7 +61,7 @@ struct Results: ~Copyable {
     mark()
   }
 
-  mutating func report(_ diagnostic: Diagnostic) {
+  mutating func report(_ diagnostic: ConversionDiagnostic) {
     diagnostics.append(diagnostic)
     mark()
   }
@@ -79,7 +79,7 @@ struct Results: ~Copyable {
   struct Checkpoint: BitwiseCopyable {
     var position: ResultMark
     var marks: Int
-    var statistics: Statistics
+    var statistics: ConversionStatistics
   }
 
   func checkpoint() -> Checkpoint {
@@ -127,7 +127,7 @@ struct Results: ~Copyable {
     output writeOutput: (UnsafeRawBufferPointer) throws(Failure) -> Void,
     rejects writeRejects: (UnsafeRawBufferPointer, _ completesDocument: Bool) throws(Failure) ->
       Void,
-    diagnostic report: (Diagnostic) -> Void
+    diagnostic report: (ConversionDiagnostic) -> Void
   ) throws(Failure) {
     let limit = delivered.output + deliverableCount
     let held = undeliverableFrom
@@ -158,11 +158,12 @@ struct Results: ~Copyable {
   /// Delivers `output`, `rejects` and `diagnostics` interleaved at `marks` (positions within
   /// these buffers).
   static func deliver<Failure: Error>(
-    output: UnsafeRawBufferPointer, rejects: UnsafeRawBufferPointer, diagnostics: [Diagnostic],
+    output: UnsafeRawBufferPointer, rejects: UnsafeRawBufferPointer,
+    diagnostics: [ConversionDiagnostic],
     marks: [ResultMark],
     writeOutput: (UnsafeRawBufferPointer) throws(Failure) -> Void,
     writeRejects: (UnsafeRawBufferPointer, _ completesDocument: Bool) throws(Failure) -> Void,
-    report: (Diagnostic) -> Void
+    report: (ConversionDiagnostic) -> Void
   ) throws(Failure) {
     var done = ResultMark(output: 0, rejects: 0, diagnostics: 0)
     for mark in marks {

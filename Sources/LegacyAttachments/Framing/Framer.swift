@@ -49,7 +49,7 @@ struct PathStep: BitwiseCopyable {
 /// A rejected unit that has just ended: its text goes to the rejects, its error is reported.
 struct RejectedUnit {
   var unit: Unit
-  var diagnostic: Diagnostic
+  var diagnostic: ConversionDiagnostic
   /// Just past the unit's last byte.
   var end: StreamOffset
 }
@@ -94,7 +94,7 @@ struct Framer: ~Copyable {
   private var frames = RawStack<EnvelopeFrame>(capacity: 16)
   private var units = RawStack<Unit>(capacity: 8)
   /// The errors of the documents that rejected open units, innermost last.
-  private var rejections: [Diagnostic] = []
+  private var rejections: [ConversionDiagnostic] = []
   /// With `[]` in the path, outside every unit: the last place where the envelope could be
   /// closed validly (after a complete value, or an opening bracket), how many frames were
   /// open there, and where the input goes on after it.
@@ -449,7 +449,7 @@ struct Framer: ~Copyable {
   /// A document inside a unit was rejected with `diagnostic` (and the run goes on): everything
   /// of the unit is taken back, and nothing more of it is written. The error is reported when
   /// the unit ends, with its extent.
-  mutating func rejectUnit(with diagnostic: Diagnostic, results: inout Results) {
+  mutating func rejectUnit(with diagnostic: ConversionDiagnostic, results: inout Results) {
     guard !units.isEmpty, !units[units.count - 1].rejected else { return }
     let unit = units.base + (units.count - 1)
     rollback(to: unit.pointee.mark, results: &results)

@@ -35,7 +35,8 @@ struct InputWindow: ~Copyable {
 
   /// Reads up to `maximum` bytes from `descriptor` onto the end. Returns the number read, 0 at
   /// the end of the file.
-  mutating func read(from descriptor: FileDescriptor, maximum: Int) throws(Errno) -> Int {
+  mutating func read(from descriptor: SystemFileDescriptor, maximum: Int) throws(SystemErrno) -> Int
+  {
     storage.reserve(maximum)
     let free = UnsafeMutableRawBufferPointer(start: storage.base + storage.count, count: maximum)
     let count = try descriptor.read(into: free)

@@ -29,12 +29,12 @@ enum Messages {
   }
 
   static func entryDataKept(name: String) -> String {
-    "_attachments entry \(Diagnostic.quoted(name)) carries the attachment's bytes (\"data\") and"
+    "_attachments entry \(ConversionDiagnostic.quoted(name)) carries the attachment's bytes (\"data\") and"
       + " is kept: removing it would lose the only copy of them"
   }
 
   static func entryDataNotString(name: String, kind: ValueKind) -> String {
-    "_attachments entry \(Diagnostic.quoted(name)) has a \"data\" member that is \(kind.article),"
+    "_attachments entry \(ConversionDiagnostic.quoted(name)) has a \"data\" member that is \(kind.article),"
       + " not a base64 string"
   }
 
@@ -44,7 +44,7 @@ enum Messages {
     "no file \(file) in the blob store for \(digest)"
   }
 
-  static func blobUnreadable(file: String, errno: Errno) -> String {
+  static func blobUnreadable(file: String, errno: SystemErrno) -> String {
     "cannot read \(file) in the blob store: \(errno)"
   }
 
@@ -83,7 +83,7 @@ enum Messages {
   }
 
   static func encodedKept(name: String) -> String {
-    "_attachments entry \(Diagnostic.quoted(name)) holds encoded (gzip) bytes; they are not"
+    "_attachments entry \(ConversionDiagnostic.quoted(name)) holds encoded (gzip) bytes; they are not"
       + " stored and the entry is kept"
   }
 
@@ -98,7 +98,7 @@ enum Messages {
   }
 
   static func orphanEntry(name: String) -> String {
-    "_attachments entry \(Diagnostic.quoted(name)) has a name a push makes, and no blob is at that"
+    "_attachments entry \(ConversionDiagnostic.quoted(name)) has a name a push makes, and no blob is at that"
       + " place: the next push drops it (Couchbase Lite's drops every blob_ entry it did not make)"
   }
 
@@ -108,53 +108,53 @@ enum Messages {
   }
 
   static func md5Digest(name: String) -> String {
-    "_attachments entry \(Diagnostic.quoted(name)) has an md5- digest: Couchbase Lite downloads"
+    "_attachments entry \(ConversionDiagnostic.quoted(name)) has an md5- digest: Couchbase Lite downloads"
       + " only sha1- attachments"
   }
 
   // MARK: --upgrade
 
   static func upgradeKeptSynthesized(name: String) -> String {
-    "_attachments entry \(Diagnostic.quoted(name)) has a name a push makes, and mirrors no blob;"
+    "_attachments entry \(ConversionDiagnostic.quoted(name)) has a name a push makes, and mirrors no blob;"
       + " it stays"
   }
 
   static func upgradeKeptEncoded(name: String, follows: Bool) -> String {
-    "_attachments entry \(Diagnostic.quoted(name)) "
+    "_attachments entry \(ConversionDiagnostic.quoted(name)) "
       + (follows
         ? "has its bytes in a MIME part (\"follows\")"
         : "holds encoded (gzip) bytes") + "; it stays"
   }
 
   static func upgradeKeptMD5(name: String) -> String {
-    "_attachments entry \(Diagnostic.quoted(name)) has an md5- digest and no \"data\": a Couchbase"
+    "_attachments entry \(ConversionDiagnostic.quoted(name)) has an md5- digest and no \"data\": a Couchbase"
       + " Lite blob is named by the SHA-1 of its bytes, which are not at hand; it stays"
   }
 
   static func upgradeKeptUnknownDigest(name: String) -> String {
-    "_attachments entry \(Diagnostic.quoted(name)) has \"data\" but its digest is neither sha1-"
+    "_attachments entry \(ConversionDiagnostic.quoted(name)) has \"data\" but its digest is neither sha1-"
       + " nor md5-, so the bytes cannot be checked; it stays"
   }
 
   static func upgradeIntoNotObject(property: String, kind: ValueKind) -> String {
-    "\(Diagnostic.quoted(property)) is \(kind.article), not an object: the blobs cannot go in it"
+    "\(ConversionDiagnostic.quoted(property)) is \(kind.article), not an object: the blobs cannot go in it"
   }
 
   static func upgradeIntoBlob(property: String) -> String {
-    "\(Diagnostic.quoted(property)) is a blob: blobs put in it would be hidden inside it"
+    "\(ConversionDiagnostic.quoted(property)) is a blob: blobs put in it would be hidden inside it"
   }
 
   static func upgradeClash(name: String, property: String) -> String {
-    "\(Diagnostic.quoted(property)) already has a member \(Diagnostic.quoted(name)): the"
+    "\(ConversionDiagnostic.quoted(property)) already has a member \(ConversionDiagnostic.quoted(name)): the"
       + " attachment cannot become a blob there"
   }
 
   static func upgradeIntoTwice(property: String) -> String {
-    "more than one top-level \(Diagnostic.quoted(property)) member; refusing to guess which one"
+    "more than one top-level \(ConversionDiagnostic.quoted(property)) member; refusing to guess which one"
       + " the blobs go in"
   }
 
-  // MARK: Framing
+  // MARK: InputFraming
 
   static func noDocumentAtPath(_ path: String) -> String {
     "no document at \(path)"
@@ -227,33 +227,35 @@ enum Messages {
   }
 
   static func entryWithoutDataOrStub(name: String) -> String {
-    "_attachments entry \(Diagnostic.quoted(name)) has neither \"data\" nor \"stub\":true; Sync"
+    "_attachments entry \(ConversionDiagnostic.quoted(name)) has neither \"data\" nor \"stub\":true; Sync"
       + " Gateway's REST API answers 400 \"Missing data of attachment\" (push --naming litecore"
       + " writes stubs)"
   }
 
   static func invalidRevpos(name: String, revpos: String?) -> String {
     guard let revpos else {
-      return "stub \(Diagnostic.quoted(name)) has no \"revpos\"; Sync Gateway's replication"
+      return
+        "stub \(ConversionDiagnostic.quoted(name)) has no \"revpos\"; Sync Gateway's replication"
         + " refuses it (\"Invalid attachment, does not have revpos field\")"
     }
-    return "stub \(Diagnostic.quoted(name)) has \"revpos\":\(revpos); it must be a whole number"
+    return
+      "stub \(ConversionDiagnostic.quoted(name)) has \"revpos\":\(revpos); it must be a whole number"
       + " ≥ 1, the generation of the revision that added the attachment"
   }
 
   static func entryWithoutDigest(name: String) -> String {
-    "_attachments entry \(Diagnostic.quoted(name)) has no string \"digest\" and no \"data\";"
+    "_attachments entry \(ConversionDiagnostic.quoted(name)) has no string \"digest\" and no \"data\";"
       + " Sync Gateway answers 400 \"Missing digest in stub attachment\" unless an earlier"
       + " revision has it"
   }
 
   static func entryNotObject(name: String, kind: ValueKind) -> String {
-    "_attachments entry \(Diagnostic.quoted(name)) is \(kind.article), not an object; Sync"
+    "_attachments entry \(ConversionDiagnostic.quoted(name)) is \(kind.article), not an object; Sync"
       + " Gateway, CouchDB and PouchDB refuse the document"
   }
 
   static func entryWithoutLength(name: String) -> String {
-    "_attachments entry \(Diagnostic.quoted(name)) has no numeric \"length\" and no \"data\";"
+    "_attachments entry \(ConversionDiagnostic.quoted(name)) has no numeric \"length\" and no \"data\";"
       + " Sync Gateway cannot fetch the attachment from Couchbase Lite without it (\"no attachment"
       + " length provided in meta\")"
   }

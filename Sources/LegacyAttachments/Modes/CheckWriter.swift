@@ -160,7 +160,7 @@ struct CheckWriter: DocumentWriter {
       let buffer = UnsafeMutableRawBufferPointer(
         start: workspace.bodyBuffer.base, count: workspace.bodyBuffer.capacity)
       let file = store.path(of: name)
-      let kind: Diagnostic.Kind
+      let kind: ConversionDiagnostic.Kind
       let message: String
       switch store.verdict(name, expected: digest, buffer: buffer) {
       case .missing:
@@ -218,7 +218,7 @@ struct CheckWriter: DocumentWriter {
     workspace.scratch.count = 0
     appendEntryPointer(entry.key, text: text, to: &workspace.scratch)
     let pointer = String(decoding: workspace.scratch.bytes, as: UTF8.self)
-    func add(_ kind: Diagnostic.Kind, _ message: String) {
+    func add(_ kind: ConversionDiagnostic.Kind, _ message: String) {
       problems.append(
         Problem(
           kind: kind, severity: .error, offset: entry.keyOffset, message: message,
@@ -257,9 +257,10 @@ struct CheckWriter: DocumentWriter {
   /// push would write over 1 MiB.
   func write(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
-    to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace,
+    to output: inout ByteBuffer, statistics: inout ConversionStatistics,
+    workspace: inout WriterWorkspace,
     problems: inout [Problem]
-  ) -> IOError? {
+  ) -> ConversionIOError? {
     for blob in document.blobs.elements {
       guard let size = Self.numberValue(blob.members.length, text: text),
         size > Double(SyncGatewayLimits.attachmentBytes)
@@ -321,7 +322,7 @@ struct CheckWriter: DocumentWriter {
   private func appendTooLarge(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
     length: Span, pointer: String, path: UnsafeBufferPointer<UInt8>?,
-    to output: inout ByteBuffer, statistics: inout Statistics
+    to output: inout ByteBuffer, statistics: inout ConversionStatistics
   ) {
     let literal = String(decoding: text[length.start..<length.end], as: UTF8.self)
     Self.appendFinding(
@@ -343,7 +344,7 @@ struct CheckWriter: DocumentWriter {
   static func appendFinding(
     id: Span, text: UnsafeBufferPointer<UInt8>, line: Int, problem: String, pointer: String,
     detail: String, path: UnsafeBufferPointer<UInt8>?, to output: inout ByteBuffer,
-    statistics: inout Statistics
+    statistics: inout ConversionStatistics
   ) {
     var row = RowWriter()
     row.raw("id", id, from: text, into: &output)

@@ -19,9 +19,10 @@ protocol DocumentWriter {
   /// back. A failure of the blob store that ends the run is returned.
   func write(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
-    to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace,
+    to output: inout ByteBuffer, statistics: inout ConversionStatistics,
+    workspace: inout WriterWorkspace,
     problems: inout [Problem]
-  ) -> IOError?
+  ) -> ConversionIOError?
 }
 
 /// Scratch memory the writers work in, kept from one document to the next.
@@ -81,9 +82,10 @@ enum ModeWriter {
 
   func write(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
-    to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace,
+    to output: inout ByteBuffer, statistics: inout ConversionStatistics,
+    workspace: inout WriterWorkspace,
     problems: inout [Problem]
-  ) -> IOError? {
+  ) -> ConversionIOError? {
     switch self {
     case .push(let writer):
       writer.write(

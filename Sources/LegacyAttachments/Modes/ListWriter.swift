@@ -11,9 +11,10 @@ struct ListWriter: DocumentWriter {
 
   func write(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
-    to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace,
+    to output: inout ByteBuffer, statistics: inout ConversionStatistics,
+    workspace: inout WriterWorkspace,
     problems: inout [Problem]
-  ) -> IOError? {
+  ) -> ConversionIOError? {
     let blobs = document.blobs.elements
     let entries = document.entries.elements
     var blobIndex = 0

@@ -102,9 +102,10 @@ struct PullWriter: DocumentWriter {
 
   func write(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
-    to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace,
+    to output: inout ByteBuffer, statistics: inout ConversionStatistics,
+    workspace: inout WriterWorkspace,
     problems: inout [Problem]
-  ) -> IOError? {
+  ) -> ConversionIOError? {
     if updatesBlobs {
       return writeUpdatingBlobs(
         document, text: text, to: &output, statistics: &statistics, workspace: &workspace,
@@ -161,13 +162,14 @@ struct PullWriter: DocumentWriter {
   private func storeBytes(
     of entry: LegacyEntry, _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
     problems: inout [Problem]
-  ) -> (removes: Bool, failure: IOError?) {
+  ) -> (removes: Bool, failure: ConversionIOError?) {
     let digest = stringDigest(entry.members, text: text)!
     let outcome = carrier!.store(
       data: UnsafeBufferPointer(rebasing: text[entry.members.data.start..<entry.members.data.end]),
       digest: digest)
-    let place = "_attachments entry " + Diagnostic.quoted(document.string(entry.key, in: text))
-    func problem(_ kind: Diagnostic.Kind, _ severity: Diagnostic.Severity) {
+    let place =
+      "_attachments entry " + ConversionDiagnostic.quoted(document.string(entry.key, in: text))
+    func problem(_ kind: ConversionDiagnostic.Kind, _ severity: ConversionDiagnostic.Severity) {
       problems.append(
         Problem(
           kind: kind, severity: severity, offset: entry.keyOffset,
@@ -181,7 +183,7 @@ struct PullWriter: DocumentWriter {
       return (true, nil)
     case .failed(let file, let errno):
       problem(.blobStoreFailed, .error)
-      return (false, IOError(operation: .storeBlob, errno: errno, target: file))
+      return (false, ConversionIOError(operation: .storeBlob, errno: errno, target: file))
     default:
       problem(outcome == .invalidBase64 ? .invalidData : .dataMismatch, .error)
       return (false, nil)
@@ -214,9 +216,10 @@ struct PullWriter: DocumentWriter {
 
   private func writeUpdatingBlobs(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
-    to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace,
+    to output: inout ByteBuffer, statistics: inout ConversionStatistics,
+    workspace: inout WriterWorkspace,
     problems: inout [Problem]
-  ) -> IOError? {
+  ) -> ConversionIOError? {
     let entries = document.entries.elements
     guard document.attachments.isSingleObject, !entries.isEmpty else {
       output.append(text)
@@ -231,7 +234,7 @@ struct PullWriter: DocumentWriter {
         UnsafeBufferPointer(rebasing: text[entry.key.start..<entry.key.end]))
       // Couchbase Lite 2.0's numbered names go whatever their digest; other entries need one.
       guard entry.members.digestIsString || Self.isNumberedBlobName(name) else { continue }
-      let quoted = Diagnostic.quoted(String(decoding: name, as: UTF8.self))
+      let quoted = ConversionDiagnostic.quoted(String(decoding: name, as: UTF8.self))
       let numbered = Self.isNumberedBlobName(name)
       if numbered && !entry.members.data.isPresent {
         removed.append(entry.member)

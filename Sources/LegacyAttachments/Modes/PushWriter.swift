@@ -49,9 +49,10 @@ struct PushWriter: DocumentWriter {
 
   func write(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
-    to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace,
+    to output: inout ByteBuffer, statistics: inout ConversionStatistics,
+    workspace: inout WriterWorkspace,
     problems: inout [Problem]
-  ) -> IOError? {
+  ) -> ConversionIOError? {
     let made = Self.entriesMade(document)
     let attachments = document.attachments
     if attachments.count == 0 {
@@ -108,10 +109,10 @@ struct PushWriter: DocumentWriter {
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
     to output: inout ByteBuffer, workspace: inout WriterWorkspace, collected: Bool = false,
     problems: inout [Problem]
-  ) -> IOError? {
+  ) -> ConversionIOError? {
     output.append(UInt8(ascii: "{"))
     var splicer = MemberSplicer()
-    var failure: IOError? = nil
+    var failure: ConversionIOError? = nil
     if document.attachments.isSingleObject {
       if !collected { _ = collectReplaced(document, text: text, workspace: &workspace) }
       let value = document.attachments.value
@@ -185,8 +186,8 @@ struct PushWriter: DocumentWriter {
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
     carrier: BodyCarrier, splicer: inout MemberSplicer, to output: inout ByteBuffer,
     workspace: inout WriterWorkspace, problems: inout [Problem]
-  ) -> IOError? {
-    var failure: IOError? = nil
+  ) -> ConversionIOError? {
+    var failure: ConversionIOError? = nil
     let base = text.baseAddress!
     var replaced = 0
     let removed = workspace.removed.elements
@@ -206,7 +207,8 @@ struct PushWriter: DocumentWriter {
         to: &output, workspace: &workspace)
       _ = record(
         outcome,
-        place: "_attachments entry " + Diagnostic.quoted(document.string(entry.key, in: text)),
+        place: "_attachments entry "
+          + ConversionDiagnostic.quoted(document.string(entry.key, in: text)),
         members: entry.members, offset: entry.keyOffset, text: text, into: &problems,
         failure: &failure, stubs: false)
       output.append(UInt8(ascii: "}"))
@@ -241,9 +243,9 @@ struct PushWriter: DocumentWriter {
   private func record(
     _ outcome: BodyCarrier.Outcome, place: String, members: AttachmentMembers,
     offset: StreamOffset, text: UnsafeBufferPointer<UInt8>, into problems: inout [Problem],
-    failure: inout IOError?, stubs: Bool = true
+    failure: inout ConversionIOError?, stubs: Bool = true
   ) -> String? {
-    let kind: Diagnostic.Kind
+    let kind: ConversionDiagnostic.Kind
     switch outcome {
     case .carried, .keptExisting:
       return nil
@@ -260,7 +262,9 @@ struct PushWriter: DocumentWriter {
       kind = .invalidData
     case .failed(let file, let errno):
       kind = .blobStoreFailed
-      if failure == nil { failure = IOError(operation: .readBlob, errno: errno, target: file) }
+      if failure == nil {
+        failure = ConversionIOError(operation: .readBlob, errno: errno, target: file)
+      }
     }
     problems.append(
       Problem(

@@ -121,7 +121,7 @@ struct UpgradeWriter: DocumentWriter {
             Problem(
               kind: .invalidData, severity: .error, offset: entry.keyOffset,
               message: Messages.body(
-                .invalidBase64, place: "_attachments entry " + Diagnostic.quoted(name),
+                .invalidBase64, place: "_attachments entry " + ConversionDiagnostic.quoted(name),
                 digest: digest.description), pointer: ""))
           plan.fates.append(.kept)
           continue
@@ -132,7 +132,7 @@ struct UpgradeWriter: DocumentWriter {
               kind: .dataMismatch, severity: .error, offset: entry.keyOffset,
               message: Messages.body(
                 .otherBytes(file: nil, actual: checked.actual),
-                place: "_attachments entry " + Diagnostic.quoted(name),
+                place: "_attachments entry " + ConversionDiagnostic.quoted(name),
                 digest: digest.description), pointer: ""))
           plan.fates.append(.kept)
           continue
@@ -252,9 +252,10 @@ struct UpgradeWriter: DocumentWriter {
 
   func write(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
-    to output: inout ByteBuffer, statistics: inout Statistics, workspace: inout WriterWorkspace,
+    to output: inout ByteBuffer, statistics: inout ConversionStatistics,
+    workspace: inout WriterWorkspace,
     problems: inout [Problem]
-  ) -> IOError? {
+  ) -> ConversionIOError? {
     let plan = plan(document, text: text, workspace: &workspace)
     guard plan.changes else {
       output.append(text)
@@ -280,7 +281,9 @@ struct UpgradeWriter: DocumentWriter {
             UnsafeBufferPointer(
               rebasing: text[entry.members.digest.start..<entry.members.digest.end]))
           let digest = digestText.withUnsafeBufferPointer { AttachmentDigest($0) }!
-          let name = "_attachments entry " + Diagnostic.quoted(document.string(entry.key, in: text))
+          let name =
+            "_attachments entry "
+            + ConversionDiagnostic.quoted(document.string(entry.key, in: text))
           let outcome = carrier.store(
             data: UnsafeBufferPointer(
               rebasing: text[entry.members.data.start..<entry.members.data.end]),
@@ -303,7 +306,7 @@ struct UpgradeWriter: DocumentWriter {
                 kind: .blobStoreFailed, severity: .error, offset: entry.keyOffset,
                 message: Messages.body(outcome, place: name, digest: digest.description),
                 pointer: ""))
-            return IOError(operation: .storeBlob, errno: errno, target: file)
+            return ConversionIOError(operation: .storeBlob, errno: errno, target: file)
           default:
             problems.append(
               Problem(

@@ -92,12 +92,12 @@ struct AttachmentNaming: BitwiseCopyable {
   /// `litecore`.
   let style: PathStyle
 
-  init(_ scheme: Naming) {
+  init(_ scheme: EntryNaming) {
     style = scheme == .jsonpath ? .jsonpath : .pointer
   }
 
   /// Which naming this is.
-  var scheme: Naming { style == .jsonpath ? .jsonpath : .litecore }
+  var scheme: EntryNaming { style == .jsonpath ? .jsonpath : .litecore }
 
   /// What every name starts with: `$` or `blob_`.
   @inline(__always)

@@ -29,7 +29,7 @@ struct BatchReader: ~Copyable {
   }
 
   /// Reads up to one batch's worth.
-  mutating func read(from descriptor: FileDescriptor) throws(Errno) -> Int {
+  mutating func read(from descriptor: SystemFileDescriptor) throws(SystemErrno) -> Int {
     try window.read(from: descriptor, maximum: batchBytes)
   }
 
@@ -58,8 +58,8 @@ extension StreamConverter {
   /// Converts `descriptor` with ``jobs`` worker threads. Results are written in input order. A
   /// document that runs past its batch is converted again together with the next batch, so the
   /// output is the same as with one thread.
-  func convertInParallel(_ descriptor: FileDescriptor, name: String, queue: WorkQueue)
-    throws(IOError) -> InputOutcome
+  func convertInParallel(_ descriptor: SystemFileDescriptor, name: String, queue: WorkQueue)
+    throws(ConversionIOError) -> InputOutcome
   {
     let local = ConversionEngine(
       options: options, keepsRejects: rejects != nil, capacities: capacities, store: store)
@@ -79,7 +79,7 @@ extension StreamConverter {
     }
 
     /// Writes the next batch's result (converted again after the previous one's carry).
-    func deliverNext() throws(IOError) -> (outcome: InputOutcome, isLast: Bool) {
+    func deliverNext() throws(ConversionIOError) -> (outcome: InputOutcome, isLast: Bool) {
       var result = queue.result(for: written)
       let batch = kept.removeValue(forKey: written)!
       if let previous = carry {
@@ -101,7 +101,7 @@ extension StreamConverter {
         do {
           count = try reader.read(from: descriptor)
         } catch {
-          throw IOError(operation: .read, errno: error, target: name)
+          throw ConversionIOError(operation: .read, errno: error, target: name)
         }
         total += count
         statisticsOffset.bytesIn += count

@@ -21,16 +21,16 @@ final class BatchBytes: @unchecked Sendable {
 struct BatchResult: Sendable {
   var output: [UInt8] = []
   var rejects: [UInt8] = []
-  var diagnostics: [Diagnostic] = []
+  var diagnostics: [ConversionDiagnostic] = []
   /// Where each reject and diagnostic falls among the output (``Results``).
   var marks: [ResultMark] = []
-  var statistics = Statistics()
+  var statistics = ConversionStatistics()
   var outcome: InputOutcome = .completed
   /// A document that continues into the next batch: its bytes and where it starts.
   var carry: [UInt8]? = nil
   var carryStart = TextPosition(line: 1, column: 1)
   /// A failure of the blob store that ended the run.
-  var fatalFailure: IOError? = nil
+  var fatalFailure: ConversionIOError? = nil
 }
 
 /// Converts one batch with `engine` (fresh batch state, results collected), after the bytes of
@@ -40,7 +40,7 @@ func convertBatch(
   with engine: ConversionEngine
 ) -> BatchResult {
   var result = BatchResult()
-  engine.statistics = Statistics()
+  engine.statistics = ConversionStatistics()
   engine.beginBatch(
     first: carryStart ?? batch.first, atInputStart: batch.atInputStart && carry == nil)
   if let carry { carry.withUnsafeBytes { engine.feed($0) } }

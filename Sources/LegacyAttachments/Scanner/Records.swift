@@ -161,8 +161,8 @@ struct IntoMember: BitwiseCopyable {
 
 /// A problem found in a document, kept until the document ends.
 struct Problem {
-  var kind: Diagnostic.Kind
-  var severity: Diagnostic.Severity
+  var kind: ConversionDiagnostic.Kind
+  var severity: ConversionDiagnostic.Severity
   /// Where it is in the input.
   var offset: StreamOffset
   var message: String

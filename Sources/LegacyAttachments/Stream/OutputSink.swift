@@ -4,35 +4,37 @@
 /// fails (a full disk), and the destination is a regular file, the part is cut off again, so the
 /// file ends after the last whole document.
 public struct FileDescriptorSink: Sendable {
-  public let descriptor: FileDescriptor
+  public let descriptor: SystemFileDescriptor
   /// How messages name this destination.
   public let name: String
   private let isRegularFile: Bool
 
-  public init(_ descriptor: FileDescriptor, name: String = "<stdout>") {
+  public init(_ descriptor: SystemFileDescriptor, name: String = "<stdout>") {
     self.descriptor = descriptor
     self.name = name
     isRegularFile = (try? descriptor.status().isRegularFile) ?? false
   }
 
   public init(descriptor: Int32, name: String = "<stdout>") {
-    self.init(FileDescriptor(rawValue: descriptor), name: name)
+    self.init(SystemFileDescriptor(rawValue: descriptor), name: name)
   }
 
-  public func write(_ bytes: UnsafeRawBufferPointer) throws(IOError) {
+  public func write(_ bytes: UnsafeRawBufferPointer) throws(ConversionIOError) {
     try write(bytes, after: 0)
   }
 
   /// Writes `bytes`, which continue a document of which `unfinished` bytes were written before
   /// (a long rejected document is written in pieces). If the write fails, the file is cut back
   /// to where that document began.
-  public func write(_ bytes: UnsafeRawBufferPointer, after unfinished: Int) throws(IOError) {
+  public func write(_ bytes: UnsafeRawBufferPointer, after unfinished: Int)
+    throws(ConversionIOError)
+  {
     let (written, failure) = descriptor.writeAll(bytes)
     guard let failure else { return }
     let cut = Int64(written + unfinished)
     if cut > 0 && isRegularFile, let end = try? descriptor.currentOffset(), end >= cut {
       try? descriptor.truncate(to: end - cut)
     }
-    throw IOError(operation: .write, errno: failure, target: name)
+    throw ConversionIOError(operation: .write, errno: failure, target: name)
   }
 }

@@ -18,9 +18,9 @@ public final class StreamConverter {
   /// errors that reject input say what was skipped.
   public let rejects: FileDescriptorSink?
   /// Called for every warning and error, with the name of the input it is in.
-  public var diagnosticHandler: (Diagnostic, String) -> Void = { _, _ in }
+  public var diagnosticHandler: (ConversionDiagnostic, String) -> Void = { _, _ in }
   /// Called after each read with the bytes read so far from the current input.
-  public var progressHandler: ((Int, Statistics) -> Void)? = nil
+  public var progressHandler: ((Int, ConversionStatistics) -> Void)? = nil
   /// Write each document as soon as it is converted (for `tail -f` pipelines).
   public var unbuffered = false
   /// Bytes asked of each `read(2)`; tests set tiny sizes to split documents anywhere.
@@ -37,7 +37,7 @@ public final class StreamConverter {
 
   /// Counters of work done outside the engine (parallel runs): bytes read, and results of
   /// batches.
-  var statisticsOffset = Statistics()
+  var statisticsOffset = ConversionStatistics()
   /// The worker threads of a parallel run, started by the first input converted in parallel and
   /// kept for the next inputs.
   private(set) var workQueue: WorkQueue? = nil
@@ -63,7 +63,7 @@ public final class StreamConverter {
     engine = ConversionEngine(
       options: options, keepsRejects: rejects != nil, capacities: capacities, store: store)
     engine.drain = { [unowned self] results in
-      do throws(IOError) {
+      do throws(ConversionIOError) {
         try self.deliver(from: &results)
         return true
       } catch {
@@ -74,7 +74,7 @@ public final class StreamConverter {
   }
 
   /// A failed write while results were handed over in the middle of a parse.
-  private var drainFailure: IOError? = nil
+  private var drainFailure: ConversionIOError? = nil
 
   /// The run's blob store (`--blobs`), shared by every engine of the run.
   let store: BlobStore?
@@ -83,7 +83,7 @@ public final class StreamConverter {
   deinit { dropWorkQueue() }
 
   /// Counters so far.
-  public var statistics: Statistics {
+  public var statistics: ConversionStatistics {
     var total = engine.statistics
     total.add(statisticsOffset)
     return total
@@ -100,12 +100,14 @@ public final class StreamConverter {
   }
 
   /// Converts everything readable from `descriptor`, named `name` in messages.
-  public func convert(descriptor: Int32, name: String) throws(IOError) -> InputOutcome {
-    try convert(FileDescriptor(rawValue: descriptor), name: name)
+  public func convert(descriptor: Int32, name: String) throws(ConversionIOError) -> InputOutcome {
+    try convert(SystemFileDescriptor(rawValue: descriptor), name: name)
   }
 
   /// Converts everything readable from `descriptor`, named `name` in messages.
-  public func convert(_ descriptor: FileDescriptor, name: String) throws(IOError) -> InputOutcome {
+  public func convert(_ descriptor: SystemFileDescriptor, name: String) throws(ConversionIOError)
+    -> InputOutcome
+  {
     currentInput = name
     if runsInParallel {
       if workQueue == nil {
@@ -129,7 +131,8 @@ public final class StreamConverter {
   }
 
   /// Converts what is left of `descriptor` on this thread, with ``engine``.
-  func readToEnd(_ descriptor: FileDescriptor, name: String, alreadyRead: Int) throws(IOError)
+  func readToEnd(_ descriptor: SystemFileDescriptor, name: String, alreadyRead: Int)
+    throws(ConversionIOError)
     -> InputOutcome
   {
     var total = alreadyRead
@@ -151,9 +154,10 @@ public final class StreamConverter {
   /// Continues an input on this thread from the middle: `carry` then `pending` (already read
   /// and counted) start at `first`.
   func continueOnThisThread(
-    _ descriptor: FileDescriptor, name: String, carry: [UInt8]?, pending: UnsafeRawBufferPointer,
+    _ descriptor: SystemFileDescriptor, name: String, carry: [UInt8]?,
+    pending: UnsafeRawBufferPointer,
     first: TextPosition, atInputStart: Bool, alreadyRead: Int
-  ) throws(IOError) -> InputOutcome {
+  ) throws(ConversionIOError) -> InputOutcome {
     engine.lineAtATime = false
     engine.beginBatch(first: first, atInputStart: atInputStart)
     if let carry { carry.withUnsafeBytes { engine.feed($0) } }
@@ -164,7 +168,9 @@ public final class StreamConverter {
   }
 
   /// Converts bytes already in memory as one input named `name`.
-  public func convert(bytes: UnsafeRawBufferPointer, name: String) throws(IOError) -> InputOutcome {
+  public func convert(bytes: UnsafeRawBufferPointer, name: String) throws(ConversionIOError)
+    -> InputOutcome
+  {
     currentInput = name
     engine.lineAtATime = unbuffered
     var offset = 0
@@ -189,7 +195,7 @@ public final class StreamConverter {
   }
 
   /// Ends the run: closes `--format list` output and writes what is left.
-  public func finish() throws(IOError) {
+  public func finish() throws(ConversionIOError) {
     dropWorkQueue()
     engine.finishOutput()
     try deliver(final: true)
@@ -200,7 +206,7 @@ public final class StreamConverter {
 
   /// Writes rejected text; on failure the rejects file is cut back to its last whole document.
   private func writeRejects(_ bytes: UnsafeRawBufferPointer, completesDocument: Bool)
-    throws(IOError)
+    throws(ConversionIOError)
   {
     guard let rejects else { return }
     try rejects.write(bytes, after: unfinishedReject)
@@ -208,20 +214,20 @@ public final class StreamConverter {
   }
 
   /// Writes a batch's results, in order.
-  func deliver(_ result: BatchResult) throws(IOError) {
+  func deliver(_ result: BatchResult) throws(ConversionIOError) {
     statisticsOffset.add(result.statistics)
     statisticsOffset.bytesOut += result.output.count
     let report = diagnosticHandler
     let input = currentInput
-    var failure: IOError? = nil
+    var failure: ConversionIOError? = nil
     result.output.withUnsafeBytes { outputBytes in
       result.rejects.withUnsafeBytes { rejectBytes in
-        do throws(IOError) {
+        do throws(ConversionIOError) {
           try Results.deliver(
             output: outputBytes, rejects: rejectBytes, diagnostics: result.diagnostics,
             marks: result.marks,
-            writeOutput: { bytes throws(IOError) in try output.write(bytes) },
-            writeRejects: { bytes, completes throws(IOError) in
+            writeOutput: { bytes throws(ConversionIOError) in try output.write(bytes) },
+            writeRejects: { bytes, completes throws(ConversionIOError) in
               try writeRejects(bytes, completesDocument: completes)
             },
             report: { report($0, input) })
@@ -234,19 +240,19 @@ public final class StreamConverter {
   }
 
   /// Hands over what `results` holds (the engine's, lent in the middle of a parse).
-  private func deliver(from results: inout Results) throws(IOError) {
+  private func deliver(from results: inout Results) throws(ConversionIOError) {
     statisticsOffset.bytesOut += results.deliverableCount
     let report = diagnosticHandler
     let input = currentInput
     try results.deliver(
-      output: { bytes throws(IOError) in try output.write(bytes) },
-      rejects: { bytes, completes throws(IOError) in
+      output: { bytes throws(ConversionIOError) in try output.write(bytes) },
+      rejects: { bytes, completes throws(ConversionIOError) in
         try writeRejects(bytes, completesDocument: completes)
       },
       diagnostic: { report($0, input) })
   }
 
-  private func deliver(final: Bool) throws(IOError) {
+  private func deliver(final: Bool) throws(ConversionIOError) {
     // With a rejected document or a diagnostic waiting, everything goes out now, in input
     // order, so that a failing rejects file stops the output exactly before the document it
     // could not save, and nothing after it is reported.
@@ -257,8 +263,8 @@ public final class StreamConverter {
     let report = diagnosticHandler
     let input = currentInput
     try engine.deliver(
-      output: { bytes throws(IOError) in try output.write(bytes) },
-      rejects: { bytes, completes throws(IOError) in
+      output: { bytes throws(ConversionIOError) in try output.write(bytes) },
+      rejects: { bytes, completes throws(ConversionIOError) in
         try writeRejects(bytes, completesDocument: completes)
       },
       diagnostic: { report($0, input) })

@@ -3,41 +3,41 @@ import Glibc
 /// An open file descriptor, with one thin, typed wrapper per system call the tool makes on it.
 ///
 /// Each wrapper makes one call (retried when a signal interrupts it) and reports failure as an
-/// ``Errno`` value; nothing here decides what a failure means. The descriptor is not owned:
+/// ``SystemErrno`` value; nothing here decides what a failure means. The descriptor is not owned:
 /// whoever opened it closes it.
-public struct FileDescriptor: Sendable, Hashable {
+public struct SystemFileDescriptor: Sendable, Hashable {
   public let rawValue: Int32
 
   public init(rawValue: Int32) { self.rawValue = rawValue }
 
-  public static let standardInput = FileDescriptor(rawValue: 0)
-  public static let standardOutput = FileDescriptor(rawValue: 1)
-  public static let standardError = FileDescriptor(rawValue: 2)
+  public static let standardInput = SystemFileDescriptor(rawValue: 0)
+  public static let standardOutput = SystemFileDescriptor(rawValue: 1)
+  public static let standardError = SystemFileDescriptor(rawValue: 2)
 
   /// `open(2)`, always with `O_CLOEXEC`.
   public static func open(_ path: String, _ flags: Int32, permissions: mode_t = 0o644)
-    throws(Errno) -> FileDescriptor
+    throws(SystemErrno) -> SystemFileDescriptor
   {
     let raw = try retryingInterrupted { Glibc.open(path, flags | O_CLOEXEC, permissions) }
-    return FileDescriptor(rawValue: raw)
+    return SystemFileDescriptor(rawValue: raw)
   }
 
   /// `close(2)`. Errors are ignored: nothing can be done about them once the data is written.
   public func close() { _ = Glibc.close(rawValue) }
 
   /// `read(2)` into `buffer`: the number of bytes read, 0 at the end of the file.
-  public func read(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+  public func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemErrno) -> Int {
     try retryingInterrupted { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
   }
 
   /// `write(2)` of `bytes`: the number of bytes the system took, which may be fewer.
-  public func write(_ bytes: UnsafeRawBufferPointer) throws(Errno) -> Int {
+  public func write(_ bytes: UnsafeRawBufferPointer) throws(SystemErrno) -> Int {
     try retryingInterrupted { Glibc.write(rawValue, bytes.baseAddress, bytes.count) }
   }
 
   /// Writes all of `bytes`, with as many `write(2)` calls as it takes. On failure, reports how
   /// many bytes had been written before it.
-  public func writeAll(_ bytes: UnsafeRawBufferPointer) -> (written: Int, failure: Errno?) {
+  public func writeAll(_ bytes: UnsafeRawBufferPointer) -> (written: Int, failure: SystemErrno?) {
     var written = 0
     while written < bytes.count {
       do {
@@ -50,26 +50,26 @@ public struct FileDescriptor: Sendable, Hashable {
   }
 
   /// `fstat(2)`.
-  public func status() throws(Errno) -> FileStatus {
+  public func status() throws(SystemErrno) -> FileStatus {
     var info = stat()
     _ = try retryingInterrupted { fstat(rawValue, &info) }
     return FileStatus(info)
   }
 
   /// `stat(2)` of a path (symbolic links followed).
-  public static func status(ofPath path: String) throws(Errno) -> FileStatus {
+  public static func status(ofPath path: String) throws(SystemErrno) -> FileStatus {
     var info = stat()
     _ = try retryingInterrupted { stat(path, &info) }
     return FileStatus(info)
   }
 
   /// The current offset (`lseek(2)` by 0 from `SEEK_CUR`).
-  func currentOffset() throws(Errno) -> Int64 {
+  func currentOffset() throws(SystemErrno) -> Int64 {
     Int64(try retryingInterrupted { lseek(rawValue, 0, SEEK_CUR) })
   }
 
   /// Cuts the file to `length` bytes and moves the offset there (`ftruncate(2)`, `lseek(2)`).
-  func truncate(to length: Int64) throws(Errno) {
+  func truncate(to length: Int64) throws(SystemErrno) {
     _ = try retryingInterrupted { ftruncate(rawValue, off_t(length)) }
     _ = try retryingInterrupted { lseek(rawValue, off_t(length), SEEK_SET) }
   }
@@ -82,12 +82,12 @@ public struct FileDescriptor: Sendable, Hashable {
   }
 
   /// `fsync(2)`: the file's bytes are on the disk.
-  func sync() throws(Errno) {
+  func sync() throws(SystemErrno) {
     _ = try retryingInterrupted { fsync(rawValue) }
   }
 
   /// `fchmod(2)`.
-  func setPermissions(_ permissions: mode_t) throws(Errno) {
+  func setPermissions(_ permissions: mode_t) throws(SystemErrno) {
     _ = try retryingInterrupted { fchmod(rawValue, permissions) }
   }
 

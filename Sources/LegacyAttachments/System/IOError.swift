@@ -1,5 +1,5 @@
 /// A failed open, read or write, with the system's error and what it was about.
-public struct IOError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct ConversionIOError: Error, Sendable, Equatable, CustomStringConvertible {
   public enum Operation: String, Sendable {
     case open, read, write
     /// Reading an attachment's bytes from the blob store (`--blobs`): the run cannot go on.
@@ -10,11 +10,11 @@ public struct IOError: Error, Sendable, Equatable, CustomStringConvertible {
 
   public var operation: Operation
   /// Why the system refused.
-  public var errno: Errno
+  public var errno: SystemErrno
   /// What was being read or written, for messages: a file name or `<stdout>`.
   public var target: String
 
-  public init(operation: Operation, errno: Errno, target: String = "") {
+  public init(operation: Operation, errno: SystemErrno, target: String = "") {
     self.operation = operation
     self.errno = errno
     self.target = target

@@ -29,7 +29,7 @@ enum ModelRejection: Error, Equatable {
   case blobNotUpdated
 
   /// The engine's diagnostic kind for the same rejection.
-  var kind: Diagnostic.Kind {
+  var kind: ConversionDiagnostic.Kind {
     switch self {
     case .malformedJSON, .moreThanOneValue: .malformedJSON
     case .notAnObject: .notAnObject
@@ -98,7 +98,7 @@ enum ReferenceModel {
       }
     }
 
-    func push(naming: Naming = .jsonpath, revpos: Int? = nil, strict: Bool = false)
+    func push(naming: EntryNaming = .jsonpath, revpos: Int? = nil, strict: Bool = false)
       throws(ModelRejection) -> ModelOutput
     {
       try ReferenceModel.push(
@@ -113,13 +113,14 @@ enum ReferenceModel {
   // MARK: Push
 
   static func push(
-    _ document: [UInt8], naming: Naming = .jsonpath, revpos: Int? = nil, strict: Bool = false
+    _ document: [UInt8], naming: EntryNaming = .jsonpath, revpos: Int? = nil, strict: Bool = false
   ) throws(ModelRejection) -> ModelOutput {
     try Document(document).push(naming: naming, revpos: revpos, strict: strict)
   }
 
   static func push(
-    _ topLevel: [RawMember], blobs: [BlobReference], naming: Naming, revpos explicitRevpos: Int?,
+    _ topLevel: [RawMember], blobs: [BlobReference], naming: EntryNaming,
+    revpos explicitRevpos: Int?,
     strict: Bool
   ) throws(ModelRejection) -> ModelOutput {
     var members = topLevel
