@@ -13,10 +13,10 @@
 /// order), and with ``unbuffered`` after every document.
 public final class StreamConverter {
   public let options: ConversionOptions
-  public let output: FileDescriptorSink
+  public let output: any ByteSink
   /// Where rejected documents' original text goes (`--rejects`), if anywhere. Without it,
   /// errors that reject input say what was skipped.
-  public let rejects: FileDescriptorSink?
+  public let rejects: (any ByteSink)?
   /// Called for every warning and error, with the name of the input it is in.
   public var diagnosticHandler: (ConversionDiagnostic, String) -> Void = { _, _ in }
   /// Called after each read with the bytes read so far from the current input.
@@ -46,13 +46,13 @@ public final class StreamConverter {
   private var currentInput = "<stdin>"
 
   public convenience init(
-    options: ConversionOptions, output: FileDescriptorSink, rejects: FileDescriptorSink? = nil
+    options: ConversionOptions, output: any ByteSink, rejects: (any ByteSink)? = nil
   ) {
     self.init(options: options, output: output, rejects: rejects, capacities: .standard)
   }
 
   @_spi(Testing) public init(
-    options: ConversionOptions, output: FileDescriptorSink, rejects: FileDescriptorSink?,
+    options: ConversionOptions, output: any ByteSink, rejects: (any ByteSink)?,
     capacities: EngineCapacities
   ) {
     self.options = options
@@ -188,6 +188,32 @@ public final class StreamConverter {
     return outcome
   }
 
+  /// Converts one input read from `source`, whatever it is (a socket, a decompressor, a
+  /// ``ClosureSource``), on the calling thread, `readSize` bytes at a time.
+  public func convert(from source: inout some ByteSource, name: String) throws(ConversionIOError)
+    -> InputOutcome
+  {
+    currentInput = name
+    engine.lineAtATime = unbuffered
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, readSize), alignment: 1)
+    defer { buffer.deallocate() }
+    var total = 0
+    while engine.stop == nil {
+      let count = try source.read(into: buffer)
+      guard count > 0 else { break }
+      total += count
+      engine.feed(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+      progressHandler?(total, statistics)
+      try deliver(final: false)
+      if let failure = drainFailure ?? engine.fatalFailure { throw failure }
+    }
+    let outcome = engine.finishReading()
+    if let failure = drainFailure { throw failure }
+    try deliver(final: true)
+    if let failure = engine.fatalFailure { throw failure }
+    return outcome
+  }
+
   /// Stops the worker threads (a stopped run leaves batches behind that nobody will take).
   private func dropWorkQueue() {
     workQueue?.close()
@@ -226,7 +252,7 @@ public final class StreamConverter {
           try Results.deliver(
             output: outputBytes, rejects: rejectBytes, diagnostics: result.diagnostics,
             marks: result.marks,
-            writeOutput: { bytes throws(ConversionIOError) in try output.write(bytes) },
+            writeOutput: { bytes throws(ConversionIOError) in try output.write(bytes, after: 0) },
             writeRejects: { bytes, completes throws(ConversionIOError) in
               try writeRejects(bytes, completesDocument: completes)
             },
@@ -245,7 +271,7 @@ public final class StreamConverter {
     let report = diagnosticHandler
     let input = currentInput
     try results.deliver(
-      output: { bytes throws(ConversionIOError) in try output.write(bytes) },
+      output: { bytes throws(ConversionIOError) in try output.write(bytes, after: 0) },
       rejects: { bytes, completes throws(ConversionIOError) in
         try writeRejects(bytes, completesDocument: completes)
       },
@@ -263,7 +289,7 @@ public final class StreamConverter {
     let report = diagnosticHandler
     let input = currentInput
     try engine.deliver(
-      output: { bytes throws(ConversionIOError) in try output.write(bytes) },
+      output: { bytes throws(ConversionIOError) in try output.write(bytes, after: 0) },
       rejects: { bytes, completes throws(ConversionIOError) in
         try writeRejects(bytes, completesDocument: completes)
       },
