@@ -127,6 +127,29 @@ import Testing
     #expect(throws: DocumentError.self) { try strict.convert(document) }
   }
 
+  @Test("push, pull and convert refuse what the command line refuses, as invalid-options")
+  func conveniencesValidate() {
+    let document = Array("{\"a\":{\"@type\":\"blob\",\"digest\":\"sha1-x\"}}".utf8)
+    for revpos in [0, -5] {
+      do {
+        _ = try CBLAttachments.push(document, naming: .litecore, revpos: revpos)
+        Issue.record("revpos \(revpos) was taken")
+      } catch {
+        #expect(error.diagnostic.kind == .invalidOptions, "\(error)")
+        #expect(error.diagnostic.message.contains("revpos"))
+      }
+    }
+    #expect(throws: DocumentError.self) {
+      try CBLAttachments.convert(
+        document, options: ConversionOptions(mode: .pull, naming: .litecore))
+    }
+    #expect(throws: DocumentError.self) {
+      try CBLAttachments.convert(
+        document, options: ConversionOptions(mode: .push, updateBlobs: true))
+    }
+    #expect((try? CBLAttachments.push(document, naming: .litecore, revpos: 1)) != nil)
+  }
+
   @Test(
     "options the command line refuses are refused",
     arguments: [

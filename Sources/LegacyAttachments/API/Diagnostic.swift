@@ -10,6 +10,9 @@ public struct ConversionDiagnostic: Sendable, Hashable, CustomStringConvertible 
     case malformedJSON = "malformed-json"
     /// A single-document conversion was given no document, or more than one.
     case notOneDocument = "not-one-document"
+    /// A single-document conversion was given options the command line refuses (a `revpos`
+    /// below 1, an option of another mode).
+    case invalidOptions = "invalid-options"
     case notAnObject = "not-an-object"
     case duplicateAttachments = "duplicate-attachments"
     case attachmentsNotObject = "attachments-not-object"

@@ -84,6 +84,20 @@ extension ConversionOptions {
   /// The command line's checks, for options that convert single documents.
   func validateForSingleDocuments() throws(InvalidOptions) {
     func refuse(_ message: String) throws(InvalidOptions) { throw InvalidOptions(message: message) }
+    try validateConversion()
+    if framing != .lines || documents != .root {
+      try refuse("framing and document paths apply to streams only")
+    }
+    if bulkDocs != nil { try refuse("_bulk_docs bodies apply to streams only") }
+    if keepGoing {
+      try refuse("keepGoing applies to streams only: each document is thrown or returned")
+    }
+  }
+
+  /// The command line's checks of what the conversion itself does: `revpos` at least 1 and
+  /// for push, `naming` for push, `updateBlobs` for pull, a usable `upgradeInto`.
+  func validateConversion() throws(InvalidOptions) {
+    func refuse(_ message: String) throws(InvalidOptions) { throw InvalidOptions(message: message) }
     if let revpos {
       if revpos < 1 { try refuse("revpos must be a whole number from 1, not \(revpos)") }
       if mode != .push && mode != .check { try refuse("revpos applies to push only") }
@@ -97,13 +111,6 @@ extension ConversionOptions {
       if upgradeInto.hasPrefix("_") {
         try refuse("upgradeInto must not start with \"_\": Couchbase Lite strips such properties")
       }
-    }
-    if framing != .lines || documents != .root {
-      try refuse("framing and document paths apply to streams only")
-    }
-    if bulkDocs != nil { try refuse("_bulk_docs bodies apply to streams only") }
-    if keepGoing {
-      try refuse("keepGoing applies to streams only: each document is thrown or returned")
     }
   }
 }

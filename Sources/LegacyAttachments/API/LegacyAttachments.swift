@@ -24,10 +24,19 @@ public enum CBLAttachments {
 
   /// Converts exactly one document with `options` (framing, the document path, `_bulk_docs`
   /// bodies, keep-going and rejects do not apply). Errors (and, with `strict`, warnings) are
-  /// thrown; warnings are returned.
+  /// thrown; warnings are returned. Options the command line refuses (`revpos: 0`, `naming`
+  /// for pull) throw a diagnostic of kind ``ConversionDiagnostic/Kind/invalidOptions``.
+  /// ``DocumentConverter`` does the same for many documents, faster.
   public static func convert(_ document: [UInt8], options: ConversionOptions) throws(DocumentError)
     -> ConvertedDocument
   {
+    do throws(InvalidOptions) {
+      try options.validateConversion()
+    } catch {
+      throw DocumentError(
+        diagnostic: ConversionDiagnostic(
+          severity: .error, kind: .invalidOptions, line: 1, column: 1, message: error.message))
+    }
     var single = options
     single.framing = .lines
     single.documents = .root

@@ -1,4 +1,4 @@
-import CYajl
+internal import CYajl
 
 /// Versions, for `--version`.
 public enum LegacyAttachmentsVersion {

@@ -1,4 +1,4 @@
-import CCrypto
+internal import CCrypto
 import Glibc
 
 /// Standard padded base64 (RFC 4648), strictly: no whitespace, `=` only as the last one or two

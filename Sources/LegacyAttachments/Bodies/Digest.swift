@@ -1,4 +1,4 @@
-import CCrypto
+internal import CCrypto
 
 /// The digests attachments are named by: `sha1-` (Couchbase Lite, Sync Gateway) and `md5-`
 /// (CouchDB, PouchDB), each followed by the standard padded base64 of the hash.

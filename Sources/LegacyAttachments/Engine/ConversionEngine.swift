@@ -1,4 +1,4 @@
-import CYajl
+internal import CYajl
 
 /// How far an input got.
 public enum InputOutcome: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import CYajl
+internal import CYajl
 
 private let comma = UInt8(ascii: ",")
 private let colon = UInt8(ascii: ":")

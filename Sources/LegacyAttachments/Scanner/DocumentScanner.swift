@@ -1,4 +1,4 @@
-import CYajl
+internal import CYajl
 
 /// What the scanner asks of its caller after a token.
 enum TokenOutcome: BitwiseCopyable {

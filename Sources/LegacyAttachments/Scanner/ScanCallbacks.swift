@@ -1,4 +1,4 @@
-import CYajl
+internal import CYajl
 
 /// Everything yajl's callbacks reach, at one fixed address: the scanner that follows the tokens,
 /// and the handler that takes each finished document and each token of an envelope.

@@ -1,4 +1,4 @@
-import CYajl
+internal import CYajl
 
 /// What became of bytes handed to the parser.
 enum YajlStatus: Equatable {
