@@ -137,6 +137,25 @@ struct UpgradeWriter: DocumentWriter {
           plan.fates.append(.kept)
           continue
         }
+        // A length that is not the bytes' size: push --blobs would refuse it; so does upgrade.
+        if entry.members.length.isPresent,
+          let expected = BodyCarrier.lengthValue(
+            UnsafeBufferPointer(
+              rebasing: text[entry.members.length.start..<entry.members.length.end])),
+          expected != Double(checked.size)
+        {
+          let length = String(
+            decoding: text[entry.members.length.start..<entry.members.length.end], as: UTF8.self)
+          plan.problems.append(
+            Problem(
+              kind: .lengthMismatch, severity: .error, offset: entry.keyOffset,
+              message: Messages.body(
+                .otherSize(file: nil, size: checked.size, length: length),
+                place: "_attachments entry " + ConversionDiagnostic.quoted(name),
+                digest: digest.description), pointer: ""))
+          plan.fates.append(.kept)
+          continue
+        }
         upgrade.size = checked.size
         if digest.algorithm == .md5 {
           let sha1 = AttachmentDigest(algorithm: .sha1, hash: checked.sha1).description

@@ -162,6 +162,16 @@ extension ReferenceModel {
           rejects(.dataMismatch)
           continue
         }
+        // A numeric, whole, non-negative length must be the bytes' size.
+        if let length = lastMember(entryMembers, lengthKey)?.value,
+          case .scalar(let token) = length,
+          let first = token.first, first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39),
+          let value = Double(String(decoding: token, as: UTF8.self)), value >= 0,
+          value.rounded(.towardZero) == value, value != Double(body.size)
+        {
+          rejects(.lengthMismatch)
+          continue
+        }
         size = body.size
         if form == .md5 { newDigest = body.sha1 }
       } else if digest.starts(with: "md5-".utf8) {

@@ -27,6 +27,8 @@ enum ModelRejection: Error, Equatable {
   case dataMismatch
   /// Pull `--update-blobs` with `strict`: an entry names a blob, but its digest is not `sha1-`.
   case blobNotUpdated
+  /// Upgrade: inline bytes whose size is not the entry's `length`.
+  case lengthMismatch
 
   /// The engine's diagnostic kind for the same rejection.
   var kind: ConversionDiagnostic.Kind {
@@ -42,6 +44,7 @@ enum ModelRejection: Error, Equatable {
     case .upgradeClash: .upgradeClash
     case .dataMismatch: .dataMismatch
     case .blobNotUpdated: .blobNotUpdated
+    case .lengthMismatch: .lengthMismatch
     }
   }
 }
