@@ -99,6 +99,66 @@ struct BlobStoreCLITests {
       status: 1)
   }
 
+  @Test(
+    "pull --blobs: an md5- entry whose bytes a blob holds under their SHA-1 is stored and removed")
+  func pullMatchesMD5EntriesBySHA1() throws {
+    let (sha1, file) = try digest(of: hello)
+    let scratch = try Scratch()
+    try FileManager.default.createDirectory(
+      at: scratch.url("store"), withIntermediateDirectories: false)
+    let blob = #""photo":{"@type":"blob","digest":"\#(sha1)","length":5}"#
+    let document =
+      "{" + blob
+      + #","_attachments":{"hello.txt":{"digest":"md5-XUFAKrxLKna5cZ2REBfFkg==","data":"aGVsbG8="}}}"#
+    try scratch.write("in.json", document + "\n")
+    // Without the store, the md5 digest matches no blob: the entry stays, untouched.
+    expectRun(
+      try CLI.run(["--pull", "in.json"], in: scratch.directory), stdout: document + "\n",
+      stderr: "",
+      status: 0)
+    expectRun(
+      try CLI.run(["--pull", "--blobs", "store", "in.json"], in: scratch.directory),
+      stdout: "{" + blob + "}\n", stderr: "", status: 0)
+    #expect(try Array(Data(contentsOf: scratch.url("store/" + file))) == hello)
+  }
+
+  @Test("pull --blobs: a store file of another size keeps the entry and its bytes, with a warning")
+  func pullKeepsBytesTheStoreDisagreesWith() throws {
+    let (sha1, file) = try digest(of: hello)
+    let scratch = try Scratch()
+    try FileManager.default.createDirectory(
+      at: scratch.url("store"), withIntermediateDirectories: false)
+    try scratch.write("store/" + file, "xx")
+    let document =
+      #"{"_id":"x","b":{"@type":"blob","digest":"\#(sha1)"},"_attachments":{"$.b":{"digest":"\#(sha1)","data":"aGVsbG8="}}}"#
+    try scratch.write("in.json", document + "\n")
+    let result = try CLI.run(["--pull", "--blobs", "store", "in.json"], in: scratch.directory)
+    expectRun(
+      result, stdout: document + "\n",
+      stderr:
+        "cbl-attachments: in.json:1:94: warning: document \"x\": _attachments entry \"$.b\" (\(sha1)): store/\(file) is already in the blob store with 2 bytes, not 5; it is kept as it is\n",
+      status: 0)
+    #expect(try String(contentsOf: scratch.url("store/" + file), encoding: .utf8) == "xx")
+  }
+
+  @Test(
+    "upgrade --blobs removes what pull --blobs removes first: a mirror with bytes is stored, not made a second blob"
+  )
+  func upgradeStoresMirrors() throws {
+    let (sha1, file) = try digest(of: hello)
+    let scratch = try Scratch()
+    try FileManager.default.createDirectory(
+      at: scratch.url("store"), withIntermediateDirectories: false)
+    let blob = #""photo":{"@type":"blob","digest":"\#(sha1)","length":5}"#
+    try scratch.write(
+      "in.json",
+      "{" + blob + #","_attachments":{"p":{"digest":"\#(sha1)","data":"aGVsbG8="}}}"# + "\n")
+    expectRun(
+      try CLI.run(["--upgrade", "--blobs", "store", "in.json"], in: scratch.directory),
+      stdout: "{" + blob + "}\n", stderr: "", status: 0)
+    #expect(FileManager.default.fileExists(atPath: scratch.url("store/" + file).path))
+  }
+
   @Test("--missing-blobs: stub or error, with --push --blobs only")
   func missingBlobsUsage() throws {
     let input = Array("{}".utf8)

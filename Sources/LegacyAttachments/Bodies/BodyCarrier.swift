@@ -71,6 +71,19 @@ struct BodyCarrier {
     }
   }
 
+  /// The `sha1-` digest (as text) of the bytes an inline `data` string token holds, or nil when
+  /// it is not base64. For entries CouchDB or PouchDB labelled `md5-`: the blob that holds the
+  /// same bytes has this digest.
+  static func sha1Digest(ofData data: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    var hasher = Hasher(.sha1)
+    do {
+      try Base64.decode(stringToken: data) { hasher.update($0) }
+    } catch {
+      return nil
+    }
+    return Array(AttachmentDigest(algorithm: .sha1, hash: hasher.finish()).description.utf8)
+  }
+
   /// Checks an inline `data` string token against the digest and `length`, without keeping the
   /// decoded bytes.
   static func checkInline(

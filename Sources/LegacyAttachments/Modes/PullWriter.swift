@@ -43,8 +43,24 @@ struct PullWriter: DocumentWriter {
     of entry: LegacyEntry, _ matcher: DigestMatcher, blobs: UnsafeBufferPointer<BlobReference>,
     text: UnsafeBufferPointer<UInt8>
   ) -> Fate {
-    guard entry.isObject && entry.members.digestIsString && matcher.matches(entry.members.digest)
-    else { return .unmatched }
+    guard entry.isObject && entry.members.digestIsString else { return .unmatched }
+    guard matcher.matches(entry.members.digest) else {
+      // With --blobs, bytes that a blob holds under their SHA-1 match it whatever the entry's
+      // own digest says (CouchDB and PouchDB relabel attachments md5-).
+      guard carrier != nil, entry.members.data.isPresent, entry.members.dataKind == .string,
+        !entry.members.isEncoded, stringDigest(entry.members, text: text) != nil,
+        let sha1 = BodyCarrier.sha1Digest(
+          ofData: UnsafeBufferPointer(
+            rebasing: text[entry.members.data.start..<entry.members.data.end])),
+        blobs.contains(where: { blob in
+          blob.members.digestIsString
+            && JSONText.decodeString(
+              UnsafeBufferPointer(
+                rebasing: text[blob.members.digest.start..<blob.members.digest.end])) == sha1
+        })
+      else { return .unmatched }
+      return .stored
+    }
     guard entry.members.data.isPresent else { return .removed }
     guard entry.members.dataKind == .string else { return .invalidData }
     if carrier != nil {
@@ -179,8 +195,9 @@ struct PullWriter: DocumentWriter {
     case .carried:
       return (true, nil)
     case .keptExisting:
+      // The store has another file under that name: the entry keeps the bytes, nothing lost.
       problem(.lengthMismatch, strict ? .error : .warning)
-      return (true, nil)
+      return (false, nil)
     case .failed(let file, let errno):
       problem(.blobStoreFailed, .error)
       return (false, ConversionIOError(operation: .storeBlob, errno: errno, target: file))
@@ -396,9 +413,10 @@ struct PullWriter: DocumentWriter {
     let blobs = document.blobs.elements
     let matcher = DigestMatcher(text: text.baseAddress!, blobs: blobs)
     var removed = Set<Int>()
-    for entry in document.entries.elements
-    where fate(of: entry, matcher, blobs: blobs, text: text) == .removed {
-      removed.insert(entry.member.start)
+    for entry in document.entries.elements {
+      let fate = fate(of: entry, matcher, blobs: blobs, text: text)
+      // With --blobs, an entry whose bytes are stored goes too (the caller stores them).
+      if fate == .removed || fate == .stored { removed.insert(entry.member.start) }
     }
     return removed
   }

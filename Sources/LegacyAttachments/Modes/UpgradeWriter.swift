@@ -26,7 +26,7 @@ struct UpgradeWriter: DocumentWriter {
     carrier = store.map { BodyCarrier(store: $0) }
     var pullOptions = options
     pullOptions.mode = .pull
-    pull = PullWriter(options: pullOptions, store: nil)
+    pull = PullWriter(options: pullOptions, store: store)
   }
 
   /// What becomes of one entry.
@@ -289,51 +289,25 @@ struct UpgradeWriter: DocumentWriter {
       case .kept:
         continue
       case .removed:
+        // With --blobs, bytes pull would store are stored first; when the store keeps another
+        // file under their name, the entry stays with them.
+        if carrier != nil, entry.members.data.isPresent, entry.members.dataKind == .string {
+          let (stored, failure) = storeInline(entry, document, text: text, problems: &problems)
+          if let failure { return failure }
+          guard problems.allSatisfy({ $0.severity != .error }) else { return nil }
+          if !stored { continue }
+        }
         removed.append(entry.member)
         statistics.entriesRemoved += 1
       case .upgraded(let upgrade):
         removed.append(entry.member)
         statistics.entriesRemoved += 1
         var stored = false
-        if let carrier, entry.members.data.isPresent {
-          let digestText = JSONText.decodeString(
-            UnsafeBufferPointer(
-              rebasing: text[entry.members.digest.start..<entry.members.digest.end]))
-          let digest = digestText.withUnsafeBufferPointer { AttachmentDigest($0) }!
-          let name =
-            "_attachments entry "
-            + ConversionDiagnostic.quoted(document.string(entry.key, in: text))
-          let outcome = carrier.store(
-            data: UnsafeBufferPointer(
-              rebasing: text[entry.members.data.start..<entry.members.data.end]),
-            digest: digest)
-          switch outcome {
-          case .carried:
-            stored = true
-          case .keptExisting:
-            // The store has another file under that name: the bytes stay inline, nothing lost.
-            problems.append(
-              Problem(
-                kind: .lengthMismatch, severity: strict ? .error : .warning,
-                offset: entry.keyOffset,
-                message: Messages.body(outcome, place: name, digest: digest.description),
-                pointer: ""))
-            if strict { return nil }
-          case .failed(let file, let errno):
-            problems.append(
-              Problem(
-                kind: .blobStoreFailed, severity: .error, offset: entry.keyOffset,
-                message: Messages.body(outcome, place: name, digest: digest.description),
-                pointer: ""))
-            return ConversionIOError(operation: .storeBlob, errno: errno, target: file)
-          default:
-            problems.append(
-              Problem(
-                kind: .dataMismatch, severity: .error, offset: entry.keyOffset,
-                message: Messages.body(outcome, place: name, digest: digest.description),
-                pointer: ""))
-            return nil
-          }
+        if carrier != nil, entry.members.data.isPresent {
+          let result = storeInline(entry, document, text: text, problems: &problems)
+          if let failure = result.failure { return failure }
+          guard problems.allSatisfy({ $0.severity != .error }) else { return nil }
+          stored = result.stored
         }
         splicer.beginMember(in: &blobs)
         appendBlob(entry, upgrade: upgrade, dropsData: stored, text: text, to: &blobs)
@@ -369,6 +343,44 @@ struct UpgradeWriter: DocumentWriter {
     }
     edits.apply(to: text, into: &output)
     return nil
+  }
+
+  /// With `--blobs`: stores an entry's inline `data` under the SHA-1 of its bytes, checked
+  /// against its digest. Returns whether the bytes are in the store (so `data` can go), and a
+  /// failure of the store that ends the run; what rejects the document is in `problems`.
+  private func storeInline(
+    _ entry: LegacyEntry, _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
+    problems: inout [Problem]
+  ) -> (stored: Bool, failure: ConversionIOError?) {
+    let digestText = JSONText.decodeString(
+      UnsafeBufferPointer(rebasing: text[entry.members.digest.start..<entry.members.digest.end]))
+    guard let carrier, let digest = digestText.withUnsafeBufferPointer({ AttachmentDigest($0) })
+    else { return (false, nil) }
+    let name =
+      "_attachments entry " + ConversionDiagnostic.quoted(document.string(entry.key, in: text))
+    let outcome = carrier.store(
+      data: UnsafeBufferPointer(rebasing: text[entry.members.data.start..<entry.members.data.end]),
+      digest: digest)
+    func problem(_ kind: ConversionDiagnostic.Kind, _ severity: ConversionDiagnostic.Severity) {
+      problems.append(
+        Problem(
+          kind: kind, severity: severity, offset: entry.keyOffset,
+          message: Messages.body(outcome, place: name, digest: digest.description), pointer: ""))
+    }
+    switch outcome {
+    case .carried:
+      return (true, nil)
+    case .keptExisting:
+      // The store has another file under that name: the bytes stay inline, nothing lost.
+      problem(.lengthMismatch, strict ? .error : .warning)
+      return (false, nil)
+    case .failed(let file, let errno):
+      problem(.blobStoreFailed, .error)
+      return (false, ConversionIOError(operation: .storeBlob, errno: errno, target: file))
+    default:
+      problem(outcome == .invalidBase64 ? .invalidData : .dataMismatch, .error)
+      return (false, nil)
+    }
   }
 
   /// `"NAME":{"@type":"blob",…}` for an entry: its members in order but `stub`, `revpos`,
