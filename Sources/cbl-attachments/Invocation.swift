@@ -245,7 +245,9 @@ extension Invocation {
       let mode = invocation.options.mode
       guard mode == .push || mode == .pull || mode == .upgrade else {
         throw UsageError(
-          message: "--bulk-docs applies to --push, --pull and --upgrade only, not \(invocation.modeGiven!)")
+          message:
+            "--bulk-docs applies to --push, --pull and --upgrade only, not \(invocation.modeGiven!)"
+        )
       }
       invocation.options.bulkDocs = BulkDocsOutput(
         documentsPerBody: bulkDocs, newEditsFalse: newEdits == false)

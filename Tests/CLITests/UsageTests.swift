@@ -106,7 +106,8 @@ struct UsageTests {
     }
     expectRun(
       try CLI.run(["--check", "--bulk-docs", "5"], stdin: input), stdout: "",
-      stderr: usageError("--bulk-docs applies to --push, --pull and --upgrade only, not --check"), status: 2)
+      stderr: usageError("--bulk-docs applies to --push, --pull and --upgrade only, not --check"),
+      status: 2)
   }
 
   @Test("--new-edits needs --bulk-docs, and takes false")

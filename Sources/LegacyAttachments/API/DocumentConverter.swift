@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Converts one document after another with the same options, without per-call setup.
 ///
 /// A converter keeps one engine (its buffers and yajl handle) for all its documents, so
@@ -24,9 +28,7 @@
 public final class DocumentConverter {
   /// The options every document is converted with.
   public let options: ConversionOptions
-  private let engine: ConversionEngine
-  private var output: [UInt8] = []
-  private var diagnostics: [ConversionDiagnostic] = []
+  private var engine: ConversionEngine
 
   /// A converter for `options`, checked as the command line checks them: `revpos` must be at
   /// least 1 and only for push, `updateBlobs` only for pull, `upgradeInto` a usable property
@@ -47,13 +49,77 @@ public final class DocumentConverter {
   /// Converts exactly one document (any JSON text with one value; surrounding whitespace is
   /// allowed). Returns the compact converted document and its warnings.
   public func convert(_ document: [UInt8]) throws(DocumentError) -> ConvertedDocument {
-    output.removeAll(keepingCapacity: true)
-    diagnostics.removeAll(keepingCapacity: true)
+    if fastPath, let converted = convertOnTheOpenInput(document) { return converted }
+    return try convertAsOneInput(document)
+  }
+
+  /// Whether documents may follow one another in one input of the engine: not for `list` and
+  /// `check`, whose rows carry line numbers in their text.
+  private var fastPath: Bool { options.mode != .list && options.mode != .check }
+  /// Lines the engine's open input holds, before the next document.
+  private var linesBefore = 0
+
+  /// The common case, without making yajl's handle anew: the document and a newline go into the
+  /// engine's open input, and a document that converts cleanly is returned, its warnings
+  /// located in it. Anything else (an error, no document, several, a cut one, a byte-order
+  /// mark) returns nil, after starting a fresh engine, and is converted as an input of its own,
+  /// so that what it says is exactly what a fresh conversion says.
+  private func convertOnTheOpenInput(_ document: [UInt8]) -> ConvertedDocument? {
+    guard !document.starts(with: [0xEF, 0xBB, 0xBF]) else { return nil }
+    // Locals, not properties: no exclusivity checks in the closures, and the array returned is
+    // the one built.
+    let engine = self.engine
+    var output: [UInt8] = []
+    var diagnostics: [ConversionDiagnostic] = []
     let documentsBefore = engine.statistics.documents
-    // Each document is one input to the engine: lines count from 1, a byte-order mark is read,
-    // a cut document is reported as such, and the engine is ready for the next one whatever
-    // happened (its buffers are kept; only yajl's handle is made anew).
-    document.withUnsafeBytes { engine.feed($0) }
+    var lines = 1
+    document.withUnsafeBytes { bytes in
+      // memchr: most documents are one line, and this is then one call.
+      guard var position = bytes.baseAddress else { return }
+      let end = position + bytes.count
+      while position < end, let found = memchr(position, 0x0A, end - position) {
+        lines += 1
+        position = UnsafeRawPointer(found) + 1
+      }
+      engine.appendWholeInput(bytes)
+    }
+    withUnsafeBytes(of: UInt8(0x0A)) { engine.feed($0) }
+    let clean =
+      engine.stop == nil && !engine.isInsideValue
+      && engine.statistics.documents - documentsBefore == 1
+    engine.deliver(
+      output: { output.append(contentsOf: $0) }, rejects: { _, _ in },
+      diagnostic: { diagnostics.append($0) })
+    guard clean, !diagnostics.contains(where: { $0.severity == .error }) else {
+      self.engine = Self.makeEngine(options)
+      linesBefore = 0
+      return nil
+    }
+    let base = linesBefore
+    linesBefore += lines
+    if output.last == 0x0A { output.removeLast() }
+    return ConvertedDocument(
+      bytes: output,
+      warnings: diagnostics.map { warning in
+        var warning = warning
+        warning.line -= base
+        return warning
+      })
+  }
+
+  /// A document as one input of its own: lines count from 1, a byte-order mark is read, a cut
+  /// document is reported as such, and the engine is ready for the next one whatever happened.
+  private func convertAsOneInput(_ document: [UInt8]) throws(DocumentError) -> ConvertedDocument {
+    var output: [UInt8] = []
+    var diagnostics: [ConversionDiagnostic] = []
+    // The open input, if any, ends first (it holds only documents already converted).
+    if linesBefore > 0 {
+      _ = engine.finishReading()
+      engine.deliver(output: { _ in }, rejects: { _, _ in }, diagnostic: { _ in })
+      linesBefore = 0
+    }
+    let documentsBefore = engine.statistics.documents
+    document.withUnsafeBytes { engine.appendWholeInput($0) }
     _ = engine.finishReading()
     let documents = engine.statistics.documents - documentsBefore
     engine.deliver(

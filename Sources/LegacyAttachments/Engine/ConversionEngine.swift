@@ -174,6 +174,17 @@ final class ConversionEngine {
     parseAvailable(final: false)
   }
 
+  /// Appends `bytes` of the current input without converting anything yet: for an input that
+  /// is whole in memory and ends now (``finishReading()`` converts it), where looking for line
+  /// ends first would only read it twice.
+  func appendWholeInput(_ bytes: UnsafeRawBufferPointer) {
+    guard stop == nil, bytes.count > 0 else { return }
+    makeRoom(for: bytes.count)
+    window.append(bytes)
+    windowChanged()
+    statistics.bytesIn += bytes.count
+  }
+
   /// Reads up to `maximum` bytes from `descriptor` into the input and converts every complete
   /// line. Returns the number of bytes read (0 at the end of the file).
   func read(from descriptor: SystemFileDescriptor, maximum: Int, name: String)
