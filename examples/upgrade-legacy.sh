@@ -68,8 +68,8 @@ jq -c 'select(._id == "user::ana") | ._attachments' "$tmp/pushed.ndjson"
 same "$tmp/upgraded.ndjson" "$tmp/back.ndjson" "pull(push(upgrade(d))) != upgrade(d)"
 ok "stub entries named blob_/attachments/…, and pull gives the upgraded documents back"
 
-section "into Sync Gateway over REST: push --blobs, bodies with the bytes"
-"$bin" --push --blobs "$tmp/new.cblite2" --bulk-docs 10 "$tmp/upgraded.ndjson" >"$tmp/bulk.ndjson"
+section "into Sync Gateway over REST: push --naming litecore --blobs, bodies with the bytes"
+"$bin" --push --naming litecore --blobs "$tmp/new.cblite2" --bulk-docs 10 "$tmp/upgraded.ndjson" >"$tmp/bulk.ndjson"
 [ -z "$(jq -r '.docs[] | select(._id != "note::stub") | (._attachments // {}) | to_entries[] | select(.value.data == null) | .key' "$tmp/bulk.ndjson")" ] ||
   fail "every blob's entry should carry its bytes"
 ok "every blob's entry carries data: ready for POST /db/_bulk_docs"

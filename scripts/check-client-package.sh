@@ -65,7 +65,9 @@ do {
 SWIFT
 # The README's first Swift example, as it is written there.
 mkdir -p "$scratch/client/Sources/readme"
-awk '/^## Swift library/{f=1} f&&/^```swift/{g=1;next} g&&/^```/{exit} g' README.md \
+# (the first ```swift block there that starts with the import; the one before is a manifest)
+awk '/^## Swift library/{f=1} f&&/^```swift/{g=1;n=0;next} g&&/^```/{if(ok)exit; g=0;next}
+  g&&n==0{n=1; ok=($0=="import LegacyAttachments")} g&&ok' README.md \
   >"$scratch/client/Sources/readme/main.swift"
 grep -q 'import LegacyAttachments' "$scratch/client/Sources/readme/main.swift" ||
   { echo "check-client: no Swift example found in the README" >&2; exit 1; }

@@ -14,7 +14,7 @@ let helpEnding = """
   problem, or --strict saw a warning; 2 usage error, unreadable input or failed write.
 
   Examples:
-    cbl-attachments --push dump.ndjson > for-sync-gateway.ndjson
+    cbl-attachments --push dump.ndjson > pushed.ndjson
     curl -sS 'http://sg:4985/db/_changes?include_docs=true' \\
       | cbl-attachments --pull --format changes
     cbl-attachments --push --naming litecore --bulk-docs 500 dump.ndjson \\
