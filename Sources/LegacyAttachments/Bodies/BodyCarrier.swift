@@ -84,6 +84,38 @@ struct BodyCarrier {
     return Array(AttachmentDigest(algorithm: .sha1, hash: hasher.finish()).description.utf8)
   }
 
+  /// Stores an entry's inline `data` string token, checked against `digest`, for pull and
+  /// upgrade alike. What keeps the bytes out of the store is added to `problems` at `offset`,
+  /// named by `place`: another file under their name (a warning, or an error when `strict`; the
+  /// bytes stay where they are), bytes that are not the digest's or not base64 (errors), a
+  /// failing store (an error, and the failure that ends the run, returned). Returns whether the
+  /// bytes are in the store.
+  func storeInline(
+    data: UnsafeBufferPointer<UInt8>, digest: AttachmentDigest, place: String,
+    offset: StreamOffset, strict: Bool, problems: inout [Problem]
+  ) -> (stored: Bool, failure: ConversionIOError?) {
+    let outcome = store(data: data, digest: digest)
+    func problem(_ kind: ConversionDiagnostic.Kind, _ severity: ConversionDiagnostic.Severity) {
+      problems.append(
+        Problem(
+          kind: kind, severity: severity, offset: offset,
+          message: Messages.body(outcome, place: place, digest: digest.description), pointer: ""))
+    }
+    switch outcome {
+    case .carried:
+      return (true, nil)
+    case .keptExisting:
+      problem(.lengthMismatch, strict ? .error : .warning)
+      return (false, nil)
+    case .failed(let file, let errno):
+      problem(.blobStoreFailed, .error)
+      return (false, ConversionIOError(operation: .storeBlob, errno: errno, target: file))
+    default:
+      problem(outcome == .invalidBase64 ? .invalidData : .dataMismatch, .error)
+      return (false, nil)
+    }
+  }
+
   /// Checks an inline `data` string token against the digest and `length`, without keeping the
   /// decoded bytes.
   static func checkInline(

@@ -39,6 +39,8 @@ struct WriterWorkspace: ~Copyable {
   /// `.` (``hasDocumentPath``).
   var documentPath = ByteBuffer(capacity: 64)
   var hasDocumentPath = false
+  /// `--upgrade`: the plan `findProblems` made for the document `write` converts next.
+  var upgradePlan: UpgradeWriter.Plan? = nil
 
   /// ``documentPath`` when the document has one.
   var path: UnsafeBufferPointer<UInt8>? { hasDocumentPath ? documentPath.bytes : nil }

@@ -179,32 +179,13 @@ struct PullWriter: DocumentWriter {
     of entry: LegacyEntry, _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
     problems: inout [Problem]
   ) -> (removes: Bool, failure: ConversionIOError?) {
-    let digest = stringDigest(entry.members, text: text)!
-    let outcome = carrier!.store(
-      data: UnsafeBufferPointer(rebasing: text[entry.members.data.start..<entry.members.data.end]),
-      digest: digest)
     let place =
       "_attachments entry " + ConversionDiagnostic.quoted(document.string(entry.key, in: text))
-    func problem(_ kind: ConversionDiagnostic.Kind, _ severity: ConversionDiagnostic.Severity) {
-      problems.append(
-        Problem(
-          kind: kind, severity: severity, offset: entry.keyOffset,
-          message: Messages.body(outcome, place: place, digest: digest.description), pointer: ""))
-    }
-    switch outcome {
-    case .carried:
-      return (true, nil)
-    case .keptExisting:
-      // The store has another file under that name: the entry keeps the bytes, nothing lost.
-      problem(.lengthMismatch, strict ? .error : .warning)
-      return (false, nil)
-    case .failed(let file, let errno):
-      problem(.blobStoreFailed, .error)
-      return (false, ConversionIOError(operation: .storeBlob, errno: errno, target: file))
-    default:
-      problem(outcome == .invalidBase64 ? .invalidData : .dataMismatch, .error)
-      return (false, nil)
-    }
+    let (stored, failure) = carrier!.storeInline(
+      data: UnsafeBufferPointer(rebasing: text[entry.members.data.start..<entry.members.data.end]),
+      digest: stringDigest(entry.members, text: text)!, place: place, offset: entry.keyOffset,
+      strict: strict, problems: &problems)
+    return (stored, failure)
   }
 
   // MARK: --update-blobs

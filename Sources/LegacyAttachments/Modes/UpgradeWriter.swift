@@ -30,7 +30,7 @@ struct UpgradeWriter: DocumentWriter {
   }
 
   /// What becomes of one entry.
-  private enum Fate {
+  enum Fate {
     case kept
     /// Pull removes it (it mirrors a blob).
     case removed
@@ -38,7 +38,7 @@ struct UpgradeWriter: DocumentWriter {
   }
 
   /// How an entry becomes a blob.
-  private struct Upgrade {
+  struct Upgrade {
     /// The digest written in the blob when it is not the entry's (an `md5-` digest re-hashed).
     var digest: String?
     /// The size of the bytes, when they are at hand (inline `data`).
@@ -47,8 +47,12 @@ struct UpgradeWriter: DocumentWriter {
     var finalDigest: [UInt8]
   }
 
-  /// The plan for a document: each entry's fate, and what to report.
-  private struct Plan {
+  /// The plan for a document: each entry's fate, and what to report. Made once per document:
+  /// `findProblems` leaves it in the workspace for `write`, so inline bodies are decoded and
+  /// hashed once.
+  struct Plan {
+    /// The document it is for (its extent in the input).
+    var document = Span(start: -1, end: -1)
     var fates: [Fate] = []
     var problems: [Problem] = []
     var upgrades: Int { fates.count { if case .upgraded = $0 { true } else { false } } }
@@ -59,7 +63,7 @@ struct UpgradeWriter: DocumentWriter {
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
     workspace: inout WriterWorkspace
   ) -> Plan {
-    var plan = Plan()
+    var plan = Plan(document: Span(start: document.start.value, end: document.end.value))
     let entries = document.entries.elements
     guard document.attachments.isSingleObject, !entries.isEmpty else { return plan }
     let removedByPull = pull.removedEntries(document, text: text, workspace: &workspace)
@@ -258,6 +262,7 @@ struct UpgradeWriter: DocumentWriter {
     into problems: inout [Problem], workspace: inout WriterWorkspace
   ) {
     let plan = plan(document, text: text, workspace: &workspace)
+    workspace.upgradePlan = plan
     // Two properties of that name: which one the blobs would go in is a guess, refused; a
     // document with nothing to upgrade is left as it is.
     if document.into.count > 1 && plan.upgrades > 0 {
@@ -275,7 +280,10 @@ struct UpgradeWriter: DocumentWriter {
     workspace: inout WriterWorkspace,
     problems: inout [Problem]
   ) -> ConversionIOError? {
-    let plan = plan(document, text: text, workspace: &workspace)
+    let extent = Span(start: document.start.value, end: document.end.value)
+    let cached = workspace.upgradePlan.take()
+    let plan =
+      cached?.document == extent ? cached! : self.plan(document, text: text, workspace: &workspace)
     guard plan.changes else {
       output.append(text)
       return nil
@@ -356,31 +364,12 @@ struct UpgradeWriter: DocumentWriter {
       UnsafeBufferPointer(rebasing: text[entry.members.digest.start..<entry.members.digest.end]))
     guard let carrier, let digest = digestText.withUnsafeBufferPointer({ AttachmentDigest($0) })
     else { return (false, nil) }
-    let name =
-      "_attachments entry " + ConversionDiagnostic.quoted(document.string(entry.key, in: text))
-    let outcome = carrier.store(
+    return carrier.storeInline(
       data: UnsafeBufferPointer(rebasing: text[entry.members.data.start..<entry.members.data.end]),
-      digest: digest)
-    func problem(_ kind: ConversionDiagnostic.Kind, _ severity: ConversionDiagnostic.Severity) {
-      problems.append(
-        Problem(
-          kind: kind, severity: severity, offset: entry.keyOffset,
-          message: Messages.body(outcome, place: name, digest: digest.description), pointer: ""))
-    }
-    switch outcome {
-    case .carried:
-      return (true, nil)
-    case .keptExisting:
-      // The store has another file under that name: the bytes stay inline, nothing lost.
-      problem(.lengthMismatch, strict ? .error : .warning)
-      return (false, nil)
-    case .failed(let file, let errno):
-      problem(.blobStoreFailed, .error)
-      return (false, ConversionIOError(operation: .storeBlob, errno: errno, target: file))
-    default:
-      problem(outcome == .invalidBase64 ? .invalidData : .dataMismatch, .error)
-      return (false, nil)
-    }
+      digest: digest,
+      place: "_attachments entry "
+        + ConversionDiagnostic.quoted(document.string(entry.key, in: text)),
+      offset: entry.keyOffset, strict: strict, problems: &problems)
   }
 
   /// `"NAME":{"@type":"blob",…}` for an entry: its members in order but `stub`, `revpos`,

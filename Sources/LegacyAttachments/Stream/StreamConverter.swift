@@ -171,21 +171,14 @@ public final class StreamConverter {
   public func convert(bytes: UnsafeRawBufferPointer, name: String) throws(ConversionIOError)
     -> InputOutcome
   {
-    currentInput = name
-    engine.lineAtATime = unbuffered
+    beginInput(name)
     var offset = 0
     while offset < bytes.count && engine.stop == nil {
       let length = min(readSize, bytes.count - offset)
-      engine.feed(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length]))
+      try feedAndDeliver(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length]))
       offset += length
-      try deliver(final: false)
-      if let failure = drainFailure ?? engine.fatalFailure { throw failure }
     }
-    let outcome = engine.finishReading()
-    if let failure = drainFailure { throw failure }
-    try deliver(final: true)
-    if let failure = engine.fatalFailure { throw failure }
-    return outcome
+    return try endInput()
   }
 
   /// Converts one input read from `source`, whatever it is (a socket, a decompressor, a
@@ -193,8 +186,7 @@ public final class StreamConverter {
   public func convert(from source: inout some ByteSource, name: String) throws(ConversionIOError)
     -> InputOutcome
   {
-    currentInput = name
-    engine.lineAtATime = unbuffered
+    beginInput(name)
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, readSize), alignment: 1)
     defer { buffer.deallocate() }
     var total = 0
@@ -202,11 +194,25 @@ public final class StreamConverter {
       let count = try source.read(into: buffer)
       guard count > 0 else { break }
       total += count
-      engine.feed(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+      try feedAndDeliver(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
       progressHandler?(total, statistics)
-      try deliver(final: false)
-      if let failure = drainFailure ?? engine.fatalFailure { throw failure }
     }
+    return try endInput()
+  }
+
+  /// The start, a piece and the end of an input held or read on the calling thread.
+  private func beginInput(_ name: String) {
+    currentInput = name
+    engine.lineAtATime = unbuffered
+  }
+
+  private func feedAndDeliver(_ bytes: UnsafeRawBufferPointer) throws(ConversionIOError) {
+    engine.feed(bytes)
+    try deliver(final: false)
+    if let failure = drainFailure ?? engine.fatalFailure { throw failure }
+  }
+
+  private func endInput() throws(ConversionIOError) -> InputOutcome {
     let outcome = engine.finishReading()
     if let failure = drainFailure { throw failure }
     try deliver(final: true)
