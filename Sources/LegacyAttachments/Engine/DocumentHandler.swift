@@ -81,6 +81,10 @@ struct DocumentHandler: ~Copyable {
     if document.isEnvelopeValue {
       lines.advance(to: document.start, in: view)
       if document.textIsInput { lines.skipNewlineFree(to: document.end) }
+      if document.isMemberRun {
+        framer.copiedMembersEnded(text, results: &results)
+        return true
+      }
       framer.copiedValueEnded(text, at: document.end, results: &results)
       if framer.hasRejectedUnitEnded, let rejected = framer.takeRejectedUnit() {
         finishRejected(rejected, view: view)

@@ -34,6 +34,10 @@ enum EnvelopeVerdict: BitwiseCopyable {
   /// A container off the path starts with this token: the scanner reads it through as a value
   /// holding no document (cheaply, like the inside of a blob) and hands its compact text back.
   case copy
+  /// This key, off the path, starts a run of members of the innermost object: the scanner reads
+  /// them through (like a container off the path) up to the member named `stopAt` or the
+  /// object's end, and hands their compact text back.
+  case members(stopAt: UnsafeBufferPointer<UInt8>)
   /// With list framing the input is not one array: the framing is broken.
   case framingBroken(FramingProblem)
 }

@@ -98,7 +98,16 @@ struct Framer: ~Copyable {
   /// With `[]` in the path, outside every unit: the last place where the envelope could be
   /// closed validly (after a complete value, or an opening bracket), how many frames were
   /// open there, and where the input goes on after it.
-  private var boundary: (mark: FramerMark, depth: Int, input: StreamOffset)? = nil
+  private var boundary = Boundary()
+
+  /// A place where the envelope could be closed validly; written in place, field by field, as
+  /// it moves with every element (its mark is large).
+  private struct Boundary {
+    var isSet = false
+    var mark: FramerMark? = nil
+    var depth = 0
+    var input = StreamOffset.zero
+  }
   /// The separator the next document's output starts with (`:`, `,`, a list's line break).
   private var pendingSeparator: StaticString? = nil
   /// Whether something was written for the current input value (a line to end).
@@ -157,7 +166,9 @@ struct Framer: ~Copyable {
 
   /// The first input byte the framer may still need (a unit's text to reject, the place after
   /// the last complete element).
-  var retainedFrom: StreamOffset? { units.isEmpty ? boundary?.input : units[0].inputStart }
+  var retainedFrom: StreamOffset? {
+    units.isEmpty ? (boundary.isSet ? boundary.input : nil) : units.base.pointee.inputStart
+  }
 
   /// Whether an envelope is open in the current input.
   var envelopeOpen: Bool { !frames.isEmpty }
@@ -167,7 +178,7 @@ struct Framer: ~Copyable {
     frames.removeAll()
     units.removeAll()
     rejections.removeAll(keepingCapacity: true)
-    boundary = nil
+    boundary.isSet = false
     pendingSeparator = nil
     wroteValue = false
     listClosed = false
@@ -210,6 +221,15 @@ struct Framer: ~Copyable {
             || memcmp(names.base + path.pointee.nameStart, token.key.baseAddress!, token.key.count)
               == 0)
       }
+      if step >= 1 && !frame.pointee.memberOnPath && !units.isEmpty {
+        // Off the path inside a unit: the scanner reads the members up to the path's (or the
+        // object's end) through, as one run, and hands their text back.
+        pendingSeparator = separatorText(token.separator)
+        let path = steps.base + (step - 1)
+        return .members(
+          stopAt: UnsafeBufferPointer(
+            start: names.base + path.pointee.nameStart, count: path.pointee.nameCount))
+      }
       write(token, separator: token.separator, view: view, results: &results)
       return .envelope
     case .close:
@@ -227,6 +247,45 @@ struct Framer: ~Copyable {
     case .scalar(let kind):
       return valueStarts(
         token, isArray: false, scalar: kind, view: view, lines: &lines, results: &results)
+    }
+  }
+
+  /// The envelope tokens that need no decision but the path's: a key of an object on the path,
+  /// and a scalar member off it inside a unit (or with no `[]` in the path). They are copied (or
+  /// left out) here, on the way of every token, without the general ``token(_:view:lines:results:)``.
+  /// Returns false for every other token, which that takes.
+  @inline(__always)
+  mutating func copiesQuickly(
+    _ token: EnvelopeToken, view: InputView, results: inout Results
+  ) -> Bool {
+    switch token.kind {
+    case .key:
+      let frame = frames.base + (frames.count &- 1)
+      let step = frame.pointee.childStep
+      if step >= 1 {
+        let path = steps.base + (step &- 1)
+        frame.pointee.memberOnPath =
+          path.pointee.nameCount == token.key.count
+          && (token.key.count == 0
+            || memcmp(names.base + path.pointee.nameStart, token.key.baseAddress!, token.key.count)
+              == 0)
+        // Off the path inside a unit: the members up to the path's start a run.
+        if !frame.pointee.memberOnPath && !units.isEmpty { return false }
+      }
+      write(token, separator: token.separator, view: view, results: &results)
+      return true
+    case .scalar:
+      guard !frames.isEmpty, !(iterates && units.isEmpty) else { return false }
+      let parent = frames.base + (frames.count &- 1)
+      guard !parent.pointee.isArray, !parent.pointee.memberOnPath else { return false }
+      // An off-path member: copied, and it ends at once (a scalar is never a unit, and the
+      // place after it is no boundary inside a unit).
+      guard style.writesEnvelope, !suppressed else { return true }
+      write(token, separator: token.separator, view: view, results: &results)
+      wroteValue = true
+      return true
+    case .open, .close:
+      return false
     }
   }
 
@@ -315,7 +374,7 @@ struct Framer: ~Copyable {
       wroteValue = false
       return
     }
-    if !units.isEmpty && units[units.count - 1].depth == frames.count {
+    if !units.isEmpty && (units.base + (units.count &- 1)).pointee.depth == frames.count {
       let unit = units.pop()
       if unit.rejected {
         rejectedUnitEnded = RejectedUnit(
@@ -332,7 +391,7 @@ struct Framer: ~Copyable {
     if frames.isEmpty {
       if writesValues && wroteValue { results.output.append(UInt8(ascii: "\n")) }
       wroteValue = false
-      boundary = nil
+      boundary.isSet = false
       holdBack(&results)
     } else if iterates && units.isEmpty {
       setBoundary(at: end, results: &results)
@@ -351,6 +410,16 @@ struct Framer: ~Copyable {
     }
     pendingSeparator = nil
     valueEnded(at: end, results: &results)
+  }
+
+  /// A run of members off the path (``EnvelopeVerdict/members(stopAt:)``) has ended: its
+  /// compact `text` is copied. It ends no value.
+  mutating func copiedMembersEnded(_ text: UnsafeBufferPointer<UInt8>, results: inout Results) {
+    if style.writesEnvelope && !suppressed {
+      if let separator = pendingSeparator { results.output.append(separator) }
+      results.output.append(text)
+    }
+    pendingSeparator = nil
   }
 
   /// Takes the rejected unit that has just ended, if one has.
@@ -379,7 +448,10 @@ struct Framer: ~Copyable {
 
   private mutating func setBoundary(at input: StreamOffset, results: inout Results) {
     guard takesBack else { return }
-    boundary = (mark(results), frames.count, input)
+    boundary.isSet = true
+    boundary.mark = mark(results)
+    boundary.depth = frames.count
+    boundary.input = input
     holdBack(&results)
   }
 
@@ -450,7 +522,7 @@ struct Framer: ~Copyable {
   /// of the unit is taken back, and nothing more of it is written. The error is reported when
   /// the unit ends, with its extent.
   mutating func rejectUnit(with diagnostic: ConversionDiagnostic, results: inout Results) {
-    guard !units.isEmpty, !units[units.count - 1].rejected else { return }
+    guard !units.isEmpty, !(units.base + (units.count &- 1)).pointee.rejected else { return }
     let unit = units.base + (units.count - 1)
     rollback(to: unit.pointee.mark, results: &results)
     unit.pointee.rejected = true
@@ -473,10 +545,10 @@ struct Framer: ~Copyable {
       point = AbandonPoint(
         start: unit.inputStart, startPosition: unit.startPosition, valueWasOpen: true)
       if takesBack { rollback(to: unit.mark, results: &results) }
-    } else if let boundary {
+    } else if boundary.isSet, let mark = boundary.mark {
       depth = boundary.depth
       point = AbandonPoint(start: boundary.input, startPosition: nil, valueWasOpen: false)
-      rollback(to: boundary.mark, results: &results)
+      rollback(to: mark, results: &results)
     } else {
       return nil
     }
@@ -537,9 +609,9 @@ struct Framer: ~Copyable {
     guard takesBack else { return }
     var limit: ResultMark? = nil
     if !units.isEmpty {
-      limit = units[0].mark.results.position
-    } else if let boundary {
-      limit = boundary.mark.results.position
+      limit = units.base.pointee.mark.results.position
+    } else if boundary.isSet, let mark = boundary.mark {
+      limit = mark.results.position
     }
     if let bodyStart {
       let body = ResultMark(output: bodyStart, rejects: .max, diagnostics: .max)

@@ -42,8 +42,9 @@ struct LineCounter {
   @inline(__always)
   mutating func advance(to target: StreamOffset, in view: InputView) {
     guard target > cursor else { return }
-    if target - cursor <= 2 {
-      // The common case: from the end of one compact document to the start of the next.
+    if target - cursor <= 8 {
+      // The common case: from the end of one compact document to the start of the next, or
+      // across the few bytes of an envelope between two.
       var position = cursor
       while position < target {
         if view[position] == 0x0A { newLine(startingAt: position + 1) }
@@ -111,6 +112,6 @@ struct LineCounter {
   /// counter will pass (a unit's start, before the documents in it) but that is located later.
   mutating func place(_ offset: StreamOffset, in view: InputView) -> TextPosition {
     forget(before: offset, in: view)
-    return position(of: offset, in: view)
+    return anchor == offset ? anchorPosition : position(of: offset, in: view)
   }
 }

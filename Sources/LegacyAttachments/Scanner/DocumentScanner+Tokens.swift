@@ -74,6 +74,9 @@ extension DocumentScanner {
       }
       return .next
     }
+    if frame.pointee.role == .members {
+      return endMemberRun(before: token, kind: .close, separator: 0, key: nil, count: 0)
+    }
     return endDocument()
   }
 
@@ -94,10 +97,15 @@ extension DocumentScanner {
     {
       pending = .into
     }
-    if pending == .entry {
-      entryKeyOffset = tokenInputStart
-    } else if pending == .attachments {
-      attachmentsKeyOffset = tokenInputStart
+    if pending.isActedOnByKey {
+      if pending == .entry {
+        entryKeyOffset = tokenInputStart
+      } else if pending == .attachments {
+        attachmentsKeyOffset = tokenInputStart
+      } else {
+        frame.pointee.pendingKey = .other
+        return memberOfRun(key, count: count, token: token)
+      }
     }
     frame.pointee.pendingKey = pending
     return .next
@@ -108,6 +116,34 @@ extension DocumentScanner {
   func isUpgradeInto(_ key: UnsafePointer<UInt8>, count: Int) -> Bool {
     guard let into = upgradeInto, into.count == count else { return false }
     return into.withUnsafeBufferPointer { count == 0 || memcmp($0.baseAddress!, key, count) == 0 }
+  }
+
+  // MARK: Runs of envelope members
+
+  /// A key of the object a run of envelope members is reading: the run goes on, or, at the
+  /// member the path names, ends before it.
+  @inline(never)
+  mutating func memberOfRun(_ key: UnsafePointer<UInt8>, count: Int, token: Span) -> TokenOutcome {
+    guard runStop.count == count, count == 0 || memcmp(runStop.baseAddress!, key, count) == 0
+    else { return .next }
+    return endMemberRun(
+      before: token, kind: .key, separator: UInt8(ascii: ","), key: key, count: count)
+  }
+
+  /// Ends the run of envelope members before `token` (and its separator), which becomes the
+  /// framer's next token.
+  @inline(never)
+  mutating func endMemberRun(
+    before token: Span, kind: EnvelopeToken.Kind, separator: UInt8, key: UnsafePointer<UInt8>?,
+    count: Int
+  ) -> TokenOutcome {
+    let end = token.start - (separator == 0 ? 0 : 1)
+    document.end = document.textIsInput ? document.start + end : tokenInputStart
+    tokenEnd = end
+    envelopeToken = EnvelopeToken(
+      kind: kind, separator: separator, start: tokenInputStart, end: previousEnd,
+      key: UnsafeBufferPointer(start: key, count: count))
+    return .runEnded
   }
 
   // MARK: Outside the documents
@@ -129,6 +165,20 @@ extension DocumentScanner {
     case .framingBroken(let problem):
       interruption = .framing(offset: tokenInputStart, message: problem.message)
       return .stop
+    case .members(let stopAt):
+      // A run starts with this key: its compact text is the key and what follows.
+      beginDocument(at: tokenInputStart)
+      tokenStart = 0
+      tokenEnd = envelopeToken.end - tokenInputStart
+      document.isEnvelopeValue = true
+      document.isMemberRun = true
+      document.rootKind = .object
+      runStop = stopAt
+      pushFrame(role: .members, isArray: false, start: 0)
+      frames[0].count = 1
+      frames[0].key = Span(start: 0, end: tokenEnd)
+      fastPath = !copying
+      return .next
     case .copy:
       guard case .open(let isArray) = envelopeToken.kind else {
         preconditionFailure("only a container is read through")
@@ -189,7 +239,7 @@ extension DocumentScanner {
       return isArray ? .array : .candidate
     case .attachments:
       return isArray ? .inert : .entry
-    case .entry, .inert:
+    case .entry, .inert, .members:
       return .inert
     }
   }
@@ -202,7 +252,7 @@ extension DocumentScanner {
   ) {
     let member = Span(start: parent.pointee.key.start, end: value.end)
     switch parent.pointee.pendingKey {
-    case .other:
+    case .other, .runMember:
       break
     case .type:
       exclusions.push(member)

@@ -8,6 +8,10 @@ enum TokenOutcome: BitwiseCopyable {
   case documentEnded
   /// Stop the parse; ``DocumentScanner/interruption`` says why.
   case stop
+  /// A run of envelope members (``Role/members``) has ended before the current token, which is
+  /// outside the documents: the run's text goes to the handler, then the token (in
+  /// ``DocumentScanner/envelopeToken``) to the framer.
+  case runEnded
   /// The token is outside the documents: ``DocumentScanner/envelopeToken`` is it, located, for
   /// the framer; ``DocumentScanner/apply(_:)`` takes its verdict.
   case envelope
@@ -105,6 +109,9 @@ struct DocumentScanner: ~Copyable {
     kind: .close, separator: 0, start: .zero, end: .zero,
     key: UnsafeBufferPointer(start: nil, count: 0))
 
+  /// The member name that ends the run of envelope members being read (``Role/members``).
+  var runStop = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+
   /// Why the last parse was stopped by the scanner, if it was.
   var interruption: ScanInterruption? = nil
 
@@ -128,8 +135,12 @@ struct DocumentScanner: ~Copyable {
     UnsafeBufferPointer(start: documentText, count: tokenEnd)
   }
 
-  /// Whether the innermost open container is an array; nil when none is open.
-  var innermostIsArray: Bool? { frames.isEmpty ? nil : frames[frames.count - 1].isArray }
+  /// Whether the innermost open container is an array; nil when none is open, or when it is a
+  /// run's object (which the framer follows: errors there are located as between documents).
+  var innermostIsArray: Bool? {
+    frames.isEmpty || (frames.count == 1 && frames[0].role == .members)
+      ? nil : frames[frames.count - 1].isArray
+  }
 
   /// Where the document being scanned starts in the input, if one is open.
   var openDocumentStart: StreamOffset? { inDocument ? document.start : nil }

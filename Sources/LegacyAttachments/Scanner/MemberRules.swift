@@ -8,7 +8,7 @@ struct MemberRules: ~Copyable {
   private let table: UnsafeMutablePointer<MemberKey>
 
   init(options: ConversionOptions) {
-    let roles = Int(Role.entry.rawValue) + 1
+    let roles = Int(Role.members.rawValue) + 1
     table = .allocate(capacity: roles * Self.words)
     let needsPointers =
       options.mode == .list || options.mode == .check || options.blobs != nil
@@ -47,6 +47,7 @@ struct MemberRules: ~Copyable {
   ) -> MemberKey {
     switch (role, word) {
     case (.attachments, _): .entry
+    case (.members, _): .runMember
     case (.candidate, .type), (.candidate, .digest), (.entry, .digest): word
     case (.candidate, .length), (.entry, .length), (.candidate, .contentType),
       (.entry, .contentType):

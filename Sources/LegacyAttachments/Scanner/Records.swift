@@ -40,6 +40,10 @@ enum Role: UInt8, BitwiseCopyable {
   case attachments
   /// An object-valued member of `_attachments`.
   case entry
+  /// An object of the envelope on the path, inside a unit, whose members off the path are being
+  /// read through as one run (``EnvelopeVerdict/members(stopAt:)``); the run ends before the
+  /// member the path names, or before the object's `}`.
+  case members
 }
 
 /// The members whose values the rules look at. Any other key is `.other`.
@@ -53,13 +57,22 @@ enum MemberKey: UInt8, BitwiseCopyable {
   case revpos
   case id  // "_id"
   case rev  // "_rev"
-  case attachments  // "_attachments"
-  case entry  // any member of `_attachments`
   case data
   case encoding
   case follows
   /// `--upgrade`: the top-level property the new blobs go in (`--into`).
   case into
+  // The keys the key callback itself acts on come last, so that one comparison passes the
+  // others (``isActedOnByKey``).
+  case attachments  // "_attachments"
+  case entry  // any member of `_attachments`
+  /// A member of a run of envelope members (``Role/members``): its key is compared with the
+  /// path's.
+  case runMember
+
+  /// Whether the key callback acts on the key itself (not only on its value).
+  @inline(__always)
+  var isActedOnByKey: Bool { rawValue >= MemberKey.attachments.rawValue }
 }
 
 /// The members of a blob or an attachment entry that modes read: where their values are in the

@@ -15,6 +15,7 @@ struct ScanContext: ~Copyable {
     case .stop: return 0
     case .documentEnded: return documentEnded() ? 1 : 0
     case .envelope: return envelope()
+    case .runEnded: return documentEnded() ? envelope() : 0
     }
   }
 
@@ -23,7 +24,13 @@ struct ScanContext: ~Copyable {
   private mutating func envelope() -> Int32 {
     // `lines` with the path `.`: every value is a document, the framer need not look.
     if handler.framer.valuesAreDocuments { return proceed(scanner.apply(.document)) }
+    if handler.framer.copiesQuickly(
+      scanner.envelopeToken, view: scanner.view, results: &handler.results)
+    {
+      return 1
+    }
     let verdict = handler.envelopeToken(scanner.envelopeToken, view: scanner.view)
+    if case .envelope = verdict { return 1 }
     return proceed(scanner.apply(verdict))
   }
 

@@ -15,6 +15,9 @@ struct ScannedDocument: ~Copyable {
   /// Whether this is not a document but a container of the envelope off the path, read through
   /// to be copied (``EnvelopeVerdict/copy``).
   var isEnvelopeValue = false
+  /// Whether, of the envelope, it is not a value but a run of members of an object
+  /// (``Role/members``): its text has no braces.
+  var isMemberRun = false
   /// Blob references, in document order (outside `_attachments`, never the root).
   var blobs = RawStack<BlobReference>(capacity: 16)
   /// Members each blob's entry leaves out (ranges of it are ``BlobReference/exclusions``).
@@ -45,6 +48,7 @@ struct ScannedDocument: ~Copyable {
     rootKind = .null
     textIsInput = true
     isEnvelopeValue = false
+    isMemberRun = false
     blobs.removeAll()
     blobExclusions.removeAll()
     entries.removeAll()
