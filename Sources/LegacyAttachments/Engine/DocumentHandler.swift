@@ -66,7 +66,7 @@ struct DocumentHandler: ~Copyable {
     if framer.hasRejectedUnitEnded, let rejected = framer.takeRejectedUnit() {
       finishRejected(rejected, view: view)
     }
-    if framer.pathIsDeep, case .document = verdict, framer.style == .rows {
+    if framer.rowsSayWhere, case .document = verdict {
       framer.appendDocumentPath(to: &workspace.documentPath)
       workspace.hasDocumentPath = true
     }

@@ -104,7 +104,11 @@ struct Framer: ~Copyable {
   /// it moves with every element (its mark is large).
   private struct Boundary {
     var isSet = false
-    var mark: FramerMark? = nil
+    var mark = FramerMark(
+      results: Results.Checkpoint(
+        position: ResultMark(output: 0, rejects: 0, diagnostics: 0), marks: 0,
+        statistics: ConversionStatistics()),
+      bodyDocuments: 0, bodyStart: nil, listElements: 0)
     var depth = 0
     var input = StreamOffset.zero
   }
@@ -141,6 +145,7 @@ struct Framer: ~Copyable {
     takesBack = style != .rows
     valuesAreDocuments = options.documents.steps.isEmpty && !listFraming
     pathIsDeep = !options.documents.steps.isEmpty
+    rowsSayWhere = pathIsDeep && style == .rows
     writesValues = style == .values
     for step in options.documents.steps {
       switch step {
@@ -156,6 +161,8 @@ struct Framer: ~Copyable {
 
   /// Whether the path is not `.` (rows then say where each document is).
   let pathIsDeep: Bool
+  /// Whether the output is rows that say where each document is (a path that is not `.`).
+  let rowsSayWhere: Bool
 
   /// Whether a document in a rejected unit is to be skipped (written nowhere, reported with it).
   var suppressed: Bool { rejectedUnits > 0 }
@@ -374,17 +381,19 @@ struct Framer: ~Copyable {
       wroteValue = false
       return
     }
+    var unitEnded = false
     if !units.isEmpty && (units.base + (units.count &- 1)).pointee.depth == frames.count {
-      let unit = units.pop()
-      if unit.rejected {
+      unitEnded = true
+      let unit = units.base + (units.count &- 1)
+      if unit.pointee.rejected {
         rejectedUnitEnded = RejectedUnit(
-          unit: unit, diagnostic: rejections.removeLast(), end: end)
+          unit: unit.pointee, diagnostic: rejections.removeLast(), end: end)
         hasRejectedUnitEnded = true
         rejectedUnits -= 1
       } else {
         countWritten()
       }
-      holdBack(&results)
+      units.truncate(to: units.count &- 1)
     } else if written && !suppressed {
       countWritten()
     }
@@ -394,7 +403,10 @@ struct Framer: ~Copyable {
       boundary.isSet = false
       holdBack(&results)
     } else if iterates && units.isEmpty {
+      // (Holds back from the new boundary: what the ended unit held is free.)
       setBoundary(at: end, results: &results)
+    } else if unitEnded {
+      holdBack(&results)
     }
   }
 
@@ -545,7 +557,8 @@ struct Framer: ~Copyable {
       point = AbandonPoint(
         start: unit.inputStart, startPosition: unit.startPosition, valueWasOpen: true)
       if takesBack { rollback(to: unit.mark, results: &results) }
-    } else if boundary.isSet, let mark = boundary.mark {
+    } else if boundary.isSet {
+      let mark = boundary.mark
       depth = boundary.depth
       point = AbandonPoint(start: boundary.input, startPosition: nil, valueWasOpen: false)
       rollback(to: mark, results: &results)
@@ -610,8 +623,8 @@ struct Framer: ~Copyable {
     var limit: ResultMark? = nil
     if !units.isEmpty {
       limit = units.base.pointee.mark.results.position
-    } else if boundary.isSet, let mark = boundary.mark {
-      limit = mark.results.position
+    } else if boundary.isSet {
+      limit = boundary.mark.results.position
     }
     if let bodyStart {
       let body = ResultMark(output: bodyStart, rejects: .max, diagnostics: .max)
