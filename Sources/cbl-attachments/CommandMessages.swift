@@ -47,6 +47,10 @@ enum CommandMessages {
       + " blob, so those documents lose their attachments there (push them first)"
   }
 
+  static func argumentNotUTF8(position: Int) -> String {
+    "argument \(position) is not valid UTF-8; names, paths and properties must be UTF-8"
+  }
+
   static func usage(_ message: String) -> [String] {
     ["\(program): error: \(message)", "Try '\(program) --help' for more information."]
   }

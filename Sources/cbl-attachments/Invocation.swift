@@ -27,6 +27,21 @@ struct UsageError: Error {
 }
 
 extension Invocation {
+  /// The arguments after the program name, exactly as given. An argument that is not UTF-8 (a
+  /// file name in another encoding, say) would reach a `String` changed, every bad byte made
+  /// U+FFFD, and name another file or property than the one meant; it is refused instead.
+  static func commandLineArguments() throws(UsageError) -> [String] {
+    var arguments: [String] = []
+    for index in 1..<Int(CommandLine.argc) {
+      guard let pointer = CommandLine.unsafeArgv[index] else { break }
+      guard let argument = String(validatingCString: pointer) else {
+        throw UsageError(message: CommandMessages.argumentNotUTF8(position: index))
+      }
+      arguments.append(argument)
+    }
+    return arguments
+  }
+
   /// Parses the arguments after the program name. Options take `--opt VALUE` or `--opt=VALUE`;
   /// `--` ends the options; `-` is standard input.
   static func parse(_ commandLine: [String]) throws(UsageError) -> Invocation {

@@ -6,7 +6,7 @@ signal(SIGPIPE, SIG_DFL)
 
 let invocation: Invocation
 do {
-  invocation = try Invocation.parse(Array(CommandLine.arguments.dropFirst()))
+  invocation = try Invocation.parse(Invocation.commandLineArguments())
 } catch {
   for line in CommandMessages.usage(error.message) { printError(line) }
   exit(2)

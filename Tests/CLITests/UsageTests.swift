@@ -52,6 +52,27 @@ struct UsageTests {
       stderr: usageError("--naming must be jsonpath or litecore, not 'LiteCore'"), status: 2)
   }
 
+  @Test("an argument that is not UTF-8 is refused, not altered: no file is read or written")
+  func argumentNotUTF8() throws {
+    let scratch = try Scratch()
+    // A Latin-1 file name, and a property name with a stray byte: as Strings they would name
+    // another file and another property.
+    let result = try CLI.shell(
+      #"name=$(printf 'caf\351.ndjson'); printf '{"a":1}\n' > "$name"; "#
+        + #""$EXE" --push --rejects rj.ndjson "$name"; echo "status $?"; test ! -e rj.ndjson || echo wrote"#,
+      in: scratch.directory)
+    expectRun(
+      result, stdout: "status 2\n",
+      stderr: usageError(
+        "argument 4 is not valid UTF-8; names, paths and properties must be UTF-8"),
+      status: 0)
+    expectRun(
+      try CLI.shell(#""$EXE" --upgrade --into "$(printf 'blobs\377')""#, stdin: input), stdout: "",
+      stderr: usageError(
+        "argument 3 is not valid UTF-8; names, paths and properties must be UTF-8"),
+      status: 2)
+  }
+
   @Test("an option's value missing at the end")
   func missingValue() throws {
     expectRun(
