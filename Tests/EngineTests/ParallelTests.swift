@@ -59,8 +59,87 @@ private func stream(count: Int, badEvery: Int = 0, pretty: Bool = false) -> [UIn
   return Array(text.utf8)
 }
 
+/// A continuous `_changes` feed of `count` rows, one per line, in rotating shapes: plain rows,
+/// rows whose inner lines start with `{` (so that batches are cut inside a row), a row holding two
+/// documents (a duplicate key) the first of which ends before such a cut, rejected rows (one of
+/// them cut), removed rows, a truncated record, and rows without a document.
+private func feed(count: Int) -> [UInt8] {
+  var text = ""
+  for index in 0..<count {
+    let blob = #"{"@type":"blob","digest":"sha1-\#(index)","length":\#(index)}"#
+    switch index % 8 {
+    case 0:
+      text +=
+        #"{"seq":\#(index),"id":"a","changes":[{"rev":"1-a"}],"doc":{"_id":"\#(index)","p":\#(blob)}}"#
+    case 1:
+      text += "{\"seq\":\(index),\"doc\":\n{\"_id\":\"\(index)\",\"x\":[\n\(blob)\n]},\"n\":1}"
+    case 2:
+      text +=
+        "{\"seq\":\(index),\"doc\":{\"_id\":\"\(index)\",\"b\":\(blob)},\"doc\":\n{\"_id\":\"two\"}}"
+    case 3: text += #"{"seq":\#(index),"doc":{"_attachments":{},"_attachments":{}}}"#
+    case 4: text += #"{"seq":\#(index),"id":"r","removed":["ch"]}"#
+    case 5: text += #"{"seq":\#(index),"doc":{"_id":"cut short""#
+    case 6: text += #"{"seq":\#(index),"doc":null}"#
+    default:
+      text +=
+        "{\"seq\":\(index),\"doc\":\n{\"_id\":\"\(index)\",\"_attachments\":{},\"_attachments\":{}}}"
+    }
+    text += "\n"
+  }
+  return Array((text + #"{"last_seq":"\#(count)"}"# + "\n").utf8)
+}
+
 @Suite("Parallel conversion (--jobs)")
 struct ParallelTests {
+  @Test(
+    "a continuous _changes feed (--docs .doc): the same as one thread at any batch size",
+    arguments: [ConversionMode.push, .pull, .list, .check])
+  func continuousFeed(mode: ConversionMode) throws {
+    let input = feed(count: 96)
+    var options = ConversionOptions(mode: mode, keepGoing: true)
+    options.documents = DocumentPath(steps: [.member("doc")])
+    let single = try run(input, options: options, jobs: 1)
+    #expect(single.documents > 80)
+    #expect(single.errors > 10)
+    #expect(!single.output.isEmpty)
+    for batchBytes in [1, 7, 40, 97, 256, 1 << 20] {
+      for jobs in [2, 3] {
+        let parallel = try run(input, options: options, jobs: jobs, batchBytes: batchBytes)
+        #expect(parallel == single, "\(mode) jobs \(jobs) batch \(batchBytes)")
+        #expect(parallel.located == single.located, "\(mode) jobs \(jobs) batch \(batchBytes)")
+      }
+    }
+  }
+
+  @Test("a feed where the path finds no document: one report for the input, whatever the batches")
+  func feedWithoutDocuments() throws {
+    let input = Array((0..<40).map { #"{"last_seq":"\#($0)"}"# + "\n" }.joined().utf8)
+    for strict in [false, true] {
+      var options = ConversionOptions(mode: .push)
+      options.documents = DocumentPath(steps: [.member("doc")])
+      options.strict = strict
+      let single = try run(input, options: options, jobs: 1)
+      #expect(single.output == input)
+      #expect(
+        single.diagnostics == [
+          "cbl-attachments: in:1:1: \(strict ? "error" : "warning"): no document at .doc"
+        ])
+      #expect(single.errors == (strict ? 1 : 0))
+      for batchBytes in [1, 16, 100] {
+        #expect(try run(input, options: options, jobs: 2, batchBytes: batchBytes) == single)
+      }
+    }
+    // Documents in an early batch only: no report at all.
+    var options = ConversionOptions(mode: .push)
+    options.documents = DocumentPath(steps: [.member("doc")])
+    let withOne = Array((#"{"doc":{"_id":"a"}}"# + "\n").utf8) + input
+    for batchBytes in [1, 16, 100] {
+      let parallel = try run(withOne, options: options, jobs: 2, batchBytes: batchBytes)
+      #expect(parallel.diagnostics.isEmpty, "batch \(batchBytes)")
+      #expect(parallel.documents == 1)
+    }
+  }
+
   @Test(
     "the same output, diagnostics and rejects as one thread, at any batch size",
     arguments: [ConversionMode.push, .pull, .list, .check])

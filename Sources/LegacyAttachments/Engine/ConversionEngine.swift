@@ -162,6 +162,21 @@ final class ConversionEngine {
     set { context.pointee.handler.results.statistics = newValue }
   }
 
+  /// Whether the end of an input reports a path that found no document (not for batches).
+  var reportsNoDocument: Bool {
+    get { context.pointee.handler.reportsNoDocument }
+    set { context.pointee.handler.reportsNoDocument = newValue }
+  }
+
+  /// Documents found in the earlier pieces of the current input, converted elsewhere.
+  var documentsBefore: Int {
+    get { context.pointee.handler.documentsBefore }
+    set { context.pointee.handler.documentsBefore = newValue }
+  }
+
+  /// Documents the path found in the last input (or batch) that ended.
+  private(set) var documentsInLastInput = 0
+
   // MARK: Input
 
   /// Appends `bytes` of the current input and converts every complete line.
@@ -686,6 +701,8 @@ final class ConversionEngine {
     stop = nil
     context.pointee.scanner.restart()
     context.pointee.handler.lines = LineCounter()
+    documentsInLastInput = context.pointee.handler.framer.documentsInInput
+    context.pointee.handler.documentsBefore = 0
     context.pointee.handler.framer.startInput()
   }
 
@@ -701,8 +718,9 @@ final class ConversionEngine {
 
   /// Ends a batch that is not the end of its input (it ends just before a line starting with
   /// `{`). A document still open continues past the batch: its bytes and where it starts are
-  /// returned, to be converted again in front of the next batch. A malformed document being
-  /// skipped ends here, where the next `{` line begins, exactly as in one pass.
+  /// returned, to be converted again in front of the next batch; so does an envelope value
+  /// still open (a path that iterates nothing), whose output so far is taken back. A malformed
+  /// document being skipped ends here, where the next `{` line begins, exactly as in one pass.
   func finishBatch() -> (outcome: InputOutcome, carry: (bytes: [UInt8], first: TextPosition)?) {
     defer { startNextInput() }
     guard stop == nil else { return (outcome, nil) }
@@ -720,14 +738,19 @@ final class ConversionEngine {
       parseAvailable(final: false)
     }
     guard stop == nil else { return (outcome, nil) }
-    if case .scanning = phase, context.pointee.scanner.openDocumentStart == nil {
+    if case .scanning = phase, openValueStart == nil {
       _ = reportedSpaceYajlTakes(before: window.end)
       guard stop == nil else { return (outcome, nil) }
     }
     // A skip ends here, where the next batch's `{` line begins.
     if case .skipping = phase { finishSkipping(at: window.end, reachedEnd: false) }
-    guard let start = context.pointee.scanner.openDocumentStart else { return (outcome, nil) }
     let view = window.view
+    if let open = context.pointee.handler.framer.takeBackOpenValue(
+      results: &context.pointee.handler.results)
+    {
+      return (outcome, (Array(view.bytes(from: open.start, to: view.end)), open.position))
+    }
+    guard let start = context.pointee.scanner.openDocumentStart else { return (outcome, nil) }
     return (
       outcome,
       (

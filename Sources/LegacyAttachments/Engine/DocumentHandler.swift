@@ -208,15 +208,30 @@ struct DocumentHandler: ~Copyable {
   /// Closes an open envelope's output validly (the input cannot be converted on from here).
   mutating func abandonEnvelope() -> AbandonPoint? { framer.abandon(results: &results) }
 
+  /// Whether the end of an input reports a path that found no document there. Batches of an
+  /// input converted on several threads do not: only the whole input can tell.
+  var reportsNoDocument = true
+  /// Documents found in the earlier pieces of this input (converted elsewhere), for that report.
+  var documentsBefore = 0
+
   /// The current input has been read to its end: a path that found no document there says so.
   mutating func inputEnded() {
-    guard framer.pathIsDeep, framer.documentsInInput == 0 else { return }
-    let strict = options.strict
-    results.report(
-      ConversionDiagnostic(
-        severity: strict ? .error : .warning, kind: .noDocument, line: 1, column: 1,
-        message: Messages.noDocumentAtPath(options.documents.description)))
-    if strict { results.statistics.errors += 1 } else { results.statistics.warnings += 1 }
+    guard reportsNoDocument, framer.pathIsDeep, framer.documentsInInput + documentsBefore == 0
+    else { return }
+    let diagnostic = Self.noDocument(options)
+    results.report(diagnostic)
+    if diagnostic.severity == .error {
+      results.statistics.errors += 1
+    } else {
+      results.statistics.warnings += 1
+    }
+  }
+
+  /// The report of an input in which the path found no document (an error with `--strict`).
+  static func noDocument(_ options: ConversionOptions) -> ConversionDiagnostic {
+    ConversionDiagnostic(
+      severity: options.strict ? .error : .warning, kind: .noDocument, line: 1, column: 1,
+      message: Messages.noDocumentAtPath(options.documents.description))
   }
 
   /// Saves (or, without `--rejects`, counts as skipped) a piece of rejected text; `ends` closes

@@ -91,9 +91,10 @@ struct Results: ~Copyable {
   }
 
   /// Takes back everything produced since `checkpoint` (output, rejects, diagnostics, counts),
-  /// except the counts of what was read (documents, blobs, bytes). Nothing after it has been handed over: it
-  /// was held back.
-  mutating func rollback(to checkpoint: Checkpoint) {
+  /// except, unless `keepingReadCounts` is false (what was read is read again), the counts of
+  /// what was read (documents, blobs, bytes). Nothing after it has been handed over: it was held
+  /// back.
+  mutating func rollback(to checkpoint: Checkpoint, keepingReadCounts: Bool = true) {
     let position = checkpoint.position
     precondition(position.output >= delivered.output, "taking back output already handed over")
     output.count = position.output - delivered.output
@@ -109,6 +110,12 @@ struct Results: ~Copyable {
       marks.removeLast()
     }
     rejectsComplete = position.rejectsComplete
+    guard keepingReadCounts else {
+      let bytesIn = statistics.bytesIn
+      statistics = checkpoint.statistics
+      statistics.bytesIn = bytesIn
+      return
+    }
     let documents = statistics.documents
     let blobs = statistics.blobs
     let bytesIn = statistics.bytesIn

@@ -34,6 +34,8 @@ struct Unit: BitwiseCopyable {
   var startPosition: TextPosition
   /// How many envelope frames were open when the unit began (the unit is their child).
   var depth: Int
+  /// Documents found in the input before the unit.
+  var documentsBefore: Int
   /// Whether a document has rejected it; its error is then the framer's last rejection.
   var rejected = false
 }
@@ -354,7 +356,8 @@ struct Framer: ~Copyable {
       units.push(
         Unit(
           mark: mark(results), inputStart: token.start,
-          startPosition: lines.place(token.start, in: view), depth: frames.count))
+          startPosition: lines.place(token.start, in: view), depth: frames.count,
+          documentsBefore: documentsInInput))
       holdBack(&results)
     }
     guard scalar == nil else {
@@ -542,6 +545,21 @@ struct Framer: ~Copyable {
     rejectedUnits += 1
     if unit.pointee.depth == 0 { wroteValue = false }
     holdBack(&results)
+  }
+
+  /// A batch ends inside an input value that holds documents without being one (a path that
+  /// iterates nothing): everything it produced is taken back, counts of what was read too, for
+  /// the value is converted again, whole, in front of the next batch. Returns where it starts.
+  mutating func takeBackOpenValue(results: inout Results) -> (
+    start: StreamOffset, position: TextPosition
+  )? {
+    guard !iterates, !units.isEmpty else { return nil }
+    let unit = units.base.pointee
+    results.rollback(to: unit.mark.results, keepingReadCounts: false)
+    documentsInInput = unit.documentsBefore
+    restart()
+    results.undeliverableFrom = nil
+    return (unit.inputStart, unit.startPosition)
   }
 
   /// The envelope cannot go on (malformed input, or a rejected document stops the run): its

@@ -71,6 +71,8 @@ extension StreamConverter {
     var kept: [Int: Batch] = [:]
     var carry: (bytes: [UInt8], first: TextPosition)? = nil
     let maximumInFlight = max(2, 2 * jobs)
+    // Documents found in the batches written, for the report of an input with none.
+    var documentsFound = 0
 
     func submit(_ batch: Batch) {
       kept[batch.index] = batch
@@ -87,8 +89,12 @@ extension StreamConverter {
       }
       carry = result.carry.map { ($0, result.carryStart) }
       written += 1
+      documentsFound += result.documentsFound
       try deliver(result)
       if let failure = result.fatalFailure { throw failure }
+      if batch.isLast && result.outcome == .completed && documentsFound == 0 {
+        reportNoDocument()
+      }
       // The documents of a batch count once it is written (reads run ahead of them).
       progressHandler?(total, statistics)
       return (result.outcome, batch.isLast)
@@ -128,7 +134,8 @@ extension StreamConverter {
           return try continueOnThisThread(
             descriptor, name: name, carry: carry?.bytes, pending: reader.pendingBytes,
             first: carry?.first ?? reader.pendingStart,
-            atInputStart: reader.atInputStart && carry == nil, alreadyRead: total)
+            atInputStart: reader.atInputStart && carry == nil, alreadyRead: total,
+            documentsBefore: documentsFound)
         }
       }
       guard written < submitted else { break }

@@ -31,6 +31,8 @@ struct BatchResult: Sendable {
   var carryStart = TextPosition(line: 1, column: 1)
   /// A failure of the blob store that ended the run.
   var fatalFailure: ConversionIOError? = nil
+  /// Documents the path found in the batch (for the report of an input that has none).
+  var documentsFound = 0
 }
 
 /// Converts one batch with `engine` (fresh batch state, results collected), after the bytes of
@@ -41,6 +43,8 @@ func convertBatch(
 ) -> BatchResult {
   var result = BatchResult()
   engine.statistics = ConversionStatistics()
+  // Only the whole input can tell that the path found no document in it.
+  engine.reportsNoDocument = false
   engine.beginBatch(
     first: carryStart ?? batch.first, atInputStart: batch.atInputStart && carry == nil)
   if let carry { carry.withUnsafeBytes { engine.feed($0) } }
@@ -56,6 +60,7 @@ func convertBatch(
     }
   }
   engine.moveResults(into: &result)
+  result.documentsFound = engine.documentsInLastInput
   result.fatalFailure = engine.fatalFailure
   result.statistics = engine.statistics
   result.statistics.bytesIn = 0

@@ -89,13 +89,15 @@ public final class StreamConverter {
     return total
   }
 
-  /// Whether this run converts on several threads: documents one after another (`lines`, the
-  /// path `.`), each written on its own. An envelope, the list framing and `_bulk_docs` bodies
-  /// (which gather documents across batches) are converted on one thread. With `--blobs` too: a document's output can then be thousands of times its input, and a
+  /// Whether this run converts on several threads: input values one after another (`lines`),
+  /// each written on its own: documents (the path `.`), or envelopes that each hold their
+  /// documents (a path without `[]`, as in a continuous `_changes` feed). An envelope whose
+  /// documents are elements of an array (one value, cut nowhere), the list framing and
+  /// `_bulk_docs` bodies (which gather documents across batches) are converted on one thread. With `--blobs` too: a document's output can then be thousands of times its input, and a
   /// batch holds the output of all its documents, so memory would not stay bounded by one
   /// output document.
   private var runsInParallel: Bool {
-    jobs > 1 && options.framing == .lines && options.documents.steps.isEmpty
+    jobs > 1 && options.framing == .lines && !options.documents.iterates
       && options.bulkDocs == nil && options.blobs == nil && !unbuffered
   }
 
@@ -156,10 +158,12 @@ public final class StreamConverter {
   func continueOnThisThread(
     _ descriptor: SystemFileDescriptor, name: String, carry: [UInt8]?,
     pending: UnsafeRawBufferPointer,
-    first: TextPosition, atInputStart: Bool, alreadyRead: Int
+    first: TextPosition, atInputStart: Bool, alreadyRead: Int, documentsBefore: Int
   ) throws(ConversionIOError) -> InputOutcome {
     engine.lineAtATime = false
     engine.beginBatch(first: first, atInputStart: atInputStart)
+    engine.reportsNoDocument = true
+    engine.documentsBefore = documentsBefore
     if let carry { carry.withUnsafeBytes { engine.feed($0) } }
     engine.feed(pending)
     engine.statistics.bytesIn -= (carry?.count ?? 0) + pending.count
@@ -218,6 +222,19 @@ public final class StreamConverter {
     try deliver(final: true)
     if let failure = engine.fatalFailure { throw failure }
     return outcome
+  }
+
+  /// Reports that the path found no document in the input just converted in batches (which
+  /// cannot tell it each on its own).
+  func reportNoDocument() {
+    guard !options.documents.steps.isEmpty else { return }
+    let diagnostic = DocumentHandler.noDocument(options)
+    if diagnostic.severity == .error {
+      statisticsOffset.errors += 1
+    } else {
+      statisticsOffset.warnings += 1
+    }
+    diagnosticHandler(diagnostic, currentInput)
   }
 
   /// Stops the worker threads (a stopped run leaves batches behind that nobody will take).
