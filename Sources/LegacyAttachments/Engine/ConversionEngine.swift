@@ -658,7 +658,11 @@ final class ConversionEngine {
   /// no partial token.)
   private func finishInput() {
     guard let endOfInput else { return }
-    if openValueStart != nil {
+    // What the scanner reads through of an envelope whose path iterates (a run of a row's
+    // members, a container off the path) is no document: the envelope is what was cut short.
+    let inEnvelopeValue =
+      context.pointee.handler.framer.iterates && context.pointee.scanner.document.isEnvelopeValue
+    if openValueStart != nil && !inEnvelopeValue {
       malformed(at: endOfInput, message: Messages.truncatedDocument)
       return
     }

@@ -635,20 +635,30 @@ struct Framer: ~Copyable {
   }
 
   /// Holds back what may still be taken back: from the outermost open unit, or (with `[]` in
-  /// the path) from the last place the envelope could be closed, and a body being filled.
+  /// the path) from the last place the envelope could be closed, and a body being filled, or
+  /// one that was being filled at that place (taking back to it opens the body again).
   private func holdBack(_ results: inout Results) {
     guard takesBack else { return }
     var limit: ResultMark? = nil
+    var bodyHeld = bodyStart
     if !units.isEmpty {
       limit = units.base.pointee.mark.results.position
+      bodyHeld = Self.earlier(bodyHeld, units.base.pointee.mark.bodyStart)
     } else if boundary.isSet {
       limit = boundary.mark.results.position
+      bodyHeld = Self.earlier(bodyHeld, boundary.mark.bodyStart)
     }
-    if let bodyStart {
-      let body = ResultMark(output: bodyStart, rejects: .max, diagnostics: .max)
+    if let bodyHeld {
+      let body = ResultMark(output: bodyHeld, rejects: .max, diagnostics: .max)
       limit = limit.map { $0.output <= body.output ? $0 : body } ?? body
     }
     results.undeliverableFrom = limit
+  }
+
+  private static func earlier(_ one: Int?, _ other: Int?) -> Int? {
+    guard let one else { return other }
+    guard let other else { return one }
+    return min(one, other)
   }
 
   // MARK: Paths
