@@ -9,7 +9,7 @@
 //    bodies included: a rejected element leaves with its comma, a malformed envelope is closed);
 //  - for documents without a top-level "_attachments": pull(push(d)) == pull(d) (d compacted)
 //    and push(push(d)) == push(d).
-import CYajl
+internal import CYajl
 import Glibc
 
 /// Whether `bytes` is a valid stream of JSON values, by yajl alone (no callbacks).
@@ -42,7 +42,7 @@ private func check(_ condition: Bool, _ message: String) {
 /// pipe's buffer, so no thread is needed), output and rejects written to pipes of their own.
 private func convertThroughPipes(
   _ input: [UInt8], options: ConversionOptions, readSize: Int, jobs: Int
-) -> (output: [UInt8], rejects: [UInt8], diagnostics: [Diagnostic]) {
+) -> (output: [UInt8], rejects: [UInt8], diagnostics: [ConversionDiagnostic]) {
   func makePipe() -> (read: Int32, write: Int32) {
     var ends: [Int32] = [0, 0]
     _ = pipe(&ends)
@@ -64,7 +64,7 @@ private func convertThroughPipes(
   let rejects = makePipe()
   _ = input.withUnsafeBytes { write(source.write, $0.baseAddress, $0.count) }
   close(source.write)
-  var diagnostics: [Diagnostic] = []
+  var diagnostics: [ConversionDiagnostic] = []
   do {
     let converter = StreamConverter(
       options: options, output: FileDescriptorSink(descriptor: output.write),
@@ -90,12 +90,12 @@ private func lines(_ output: [UInt8]) -> [ArraySlice<UInt8>] {
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let input = Array(UnsafeBufferPointer(start: data, count: size))
   let valid = input.withUnsafeBytes { isValidJSONStream($0) }
-  var variants = [Mode.push, .pull, .list, .check].map {
+  var variants = [ConversionMode.push, .pull, .list, .check].map {
     ConversionOptions(mode: $0, keepGoing: true)
   }
   // Envelopes, the list framing with a path, and _bulk_docs bodies.
   for path in [DocumentPath.changes, .bulkGet, DocumentPath(steps: [.member("doc")])] {
-    for mode in [Mode.push, .pull, .check] {
+    for mode in [ConversionMode.push, .pull, .check] {
       variants.append(ConversionOptions(mode: mode, documents: path, keepGoing: true))
     }
   }
@@ -111,10 +111,10 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let mode =
       "\(options.mode) \(options.framing) \(options.documents)"
       + (options.bulkDocs == nil ? "" : " --bulk-docs")
-    let whole = LegacyAttachments.convertStream(input, options: options)
+    let whole = CBLAttachments.convertStream(input, options: options)
     for chunk in [1, 2, 3, 7] {
       for capacities in [EngineCapacities.standard, .tiny] {
-        let pieces = LegacyAttachments.convertStream(
+        let pieces = CBLAttachments.convertStream(
           input, options: options, chunkSize: chunk, capacities: capacities)
         let how = "chunk size \(chunk)\(capacities == .tiny ? ", 16-byte buffers" : "")"
         check(pieces.output == whole.output, "\(mode) output differs with \(how)")
@@ -137,12 +137,12 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
   }
   // Round trips, one document at a time.
-  for naming in Naming.allCases {
+  for naming in EntryNaming.allCases {
     let pushOptions = ConversionOptions(mode: .push, naming: naming)
-    guard let pushed = try? LegacyAttachments.convert(input, options: pushOptions).bytes else {
+    guard let pushed = try? CBLAttachments.convert(input, options: pushOptions).bytes else {
       continue
     }
-    let again = try? LegacyAttachments.convert(pushed, options: pushOptions).bytes
+    let again = try? CBLAttachments.convert(pushed, options: pushOptions).bytes
     check(again == pushed, "push is not idempotent (\(naming))")
     let hasAttachments = input.withUnsafeBytes { raw in
       // Inline `data` that is not a string makes pull reject what push copied.
@@ -150,8 +150,8 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         || raw.firstRange(of: Array("data".utf8)) != nil
     }
     if !hasAttachments {
-      let pulledOriginal = try? LegacyAttachments.pull(input)
-      let roundTrip = try? LegacyAttachments.pull(pushed)
+      let pulledOriginal = try? CBLAttachments.pull(input)
+      let roundTrip = try? CBLAttachments.pull(pushed)
       if naming == .jsonpath {
         check(roundTrip == pulledOriginal, "pull(push(d)) != d")
       }

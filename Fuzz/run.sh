@@ -13,8 +13,9 @@ mkdir -p Fuzz/.build Fuzz/findings Fuzz/corpus
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g \
   -module-name LegacyAttachments \
   -Xcc -fmodule-map-file=Sources/CYajl/module.modulemap -I Sources/CYajl \
+  -Xcc -fmodule-map-file=Sources/CCrypto/module.modulemap -I Sources/CCrypto \
   $(find Sources/LegacyAttachments -name '*.swift') Fuzz/FuzzTarget.swift \
-  -lyajl -o Fuzz/.build/fuzz
+  -lyajl -lcrypto -o Fuzz/.build/fuzz
 cd Fuzz
 exec ./.build/fuzz -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=4096 \
   -artifact_prefix=findings/ -print_final_stats=1 "$@" corpus seeds
