@@ -111,6 +111,22 @@ struct ParallelTests {
     }
   }
 
+  @Test("a form feed at a batch's end, after a truncated record, is reported as with one thread")
+  func formFeedAfterTruncatedRecord() throws {
+    // The truncated record leaves the batch recovering; the form feed after the next line's
+    // last token is yajl's whitespace, not JSON's, and must be seen before the next batch.
+    for separator in ["\u{0C}", "\u{0B}"] {
+      let input = Array("{\"k\":\n {\"s\":1}\n{\"f\":1}\(separator)\n{\"m\":1}\n".utf8)
+      let options = ConversionOptions(mode: .push, keepGoing: true)
+      let single = try run(input, options: options, jobs: 1)
+      #expect(single.errors == 2, "\(single)")
+      for batchBytes in [1, 4, 9, 16, 64] {
+        let parallel = try run(input, options: options, jobs: 2, batchBytes: batchBytes)
+        #expect(parallel == single, "batch \(batchBytes)")
+      }
+    }
+  }
+
   @Test("a feed where the path finds no document: one report for the input, whatever the batches")
   func feedWithoutDocuments() throws {
     let input = Array((0..<40).map { #"{"last_seq":"\#($0)"}"# + "\n" }.joined().utf8)

@@ -742,6 +742,9 @@ final class ConversionEngine {
       parseAvailable(final: false)
     }
     guard stop == nil else { return (outcome, nil) }
+    // A recovery that parsed to the batch's end is over: the next batch starts afresh, so what
+    // follows the last token here (a form feed) must be looked at now, as in scanning.
+    if case .recovering = phase, parsePosition >= window.end { phase = .scanning }
     if case .scanning = phase, openValueStart == nil {
       _ = reportedSpaceYajlTakes(before: window.end)
       guard stop == nil else { return (outcome, nil) }
