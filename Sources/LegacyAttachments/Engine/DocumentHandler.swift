@@ -73,6 +73,17 @@ struct DocumentHandler: ~Copyable {
     return verdict
   }
 
+  /// A run of envelope members has ended (``Role/members``): its compact `text` is copied.
+  @inline(__always)
+  mutating func memberRunEnded(
+    text: UnsafeBufferPointer<UInt8>, start: StreamOffset, end: StreamOffset, textIsInput: Bool,
+    view: InputView
+  ) {
+    lines.advance(to: start, in: view)
+    if textIsInput { lines.skipNewlineFree(to: end) }
+    framer.copiedMembersEnded(text, results: &results)
+  }
+
   /// A document has ended; `text` is its compact text and `view` holds its input. Returns false
   /// when the run must stop after it (a rejected document, without `--keep-going`).
   mutating func documentEnded(
@@ -81,10 +92,6 @@ struct DocumentHandler: ~Copyable {
     if document.isEnvelopeValue {
       lines.advance(to: document.start, in: view)
       if document.textIsInput { lines.skipNewlineFree(to: document.end) }
-      if document.isMemberRun {
-        framer.copiedMembersEnded(text, results: &results)
-        return true
-      }
       framer.copiedValueEnded(text, at: document.end, results: &results)
       if framer.hasRejectedUnitEnded, let rejected = framer.takeRejectedUnit() {
         finishRejected(rejected, view: view)

@@ -15,6 +15,8 @@ struct EnvelopeToken {
   var end: StreamOffset
   /// A key's decoded text (yajl's), valid during the callback.
   var key: UnsafeBufferPointer<UInt8>
+  /// A key that ended a run of members: the scanner found it is the path's.
+  var endsRun = false
 
   /// Whether the token starts a value (not a key, not a closing bracket).
   var startsValue: Bool {

@@ -92,6 +92,8 @@ struct Framer: ~Copyable {
   let valuesAreDocuments: Bool
   /// Whether the output is one compact value per input value.
   private let writesValues: Bool
+  /// Whether the output is `_bulk_docs` bodies (held back while one is being filled).
+  private let fillsBodies: Bool
 
   private var frames = RawStack<EnvelopeFrame>(capacity: 16)
   private var units = RawStack<Unit>(capacity: 8)
@@ -149,6 +151,7 @@ struct Framer: ~Copyable {
     pathIsDeep = !options.documents.steps.isEmpty
     rowsSayWhere = pathIsDeep && style == .rows
     writesValues = style == .values
+    if case .bulkDocs = style { fillsBodies = true } else { fillsBodies = false }
     for step in options.documents.steps {
       switch step {
       case .elements:
@@ -259,42 +262,52 @@ struct Framer: ~Copyable {
     }
   }
 
-  /// The envelope tokens that need no decision but the path's: a key of an object on the path,
-  /// and a scalar member off it inside a unit (or with no `[]` in the path). They are copied (or
-  /// left out) here, on the way of every token, without the general ``token(_:view:lines:results:)``.
-  /// Returns false for every other token, which that takes.
+  /// The envelope tokens that need no decision but the path's, decided here, on the way of
+  /// every token, without the general ``token(_:view:lines:results:)``: a key of an object on
+  /// the path (copied, or starting a run of members off the path inside a unit), and a scalar
+  /// member off the path inside a unit (or with no `[]` in the path), copied. Returns nil for
+  /// every other token, which that takes.
   @inline(__always)
-  mutating func copiesQuickly(
+  mutating func quickVerdict(
     _ token: EnvelopeToken, view: InputView, results: inout Results
-  ) -> Bool {
+  ) -> EnvelopeVerdict? {
     switch token.kind {
     case .key:
       let frame = frames.base + (frames.count &- 1)
       let step = frame.pointee.childStep
       if step >= 1 {
         let path = steps.base + (step &- 1)
+        // A run that ended at this key has compared it already.
         frame.pointee.memberOnPath =
-          path.pointee.nameCount == token.key.count
-          && (token.key.count == 0
-            || memcmp(names.base + path.pointee.nameStart, token.key.baseAddress!, token.key.count)
-              == 0)
-        // Off the path inside a unit: the members up to the path's start a run.
-        if !frame.pointee.memberOnPath && !units.isEmpty { return false }
+          token.endsRun
+          || (path.pointee.nameCount == token.key.count
+            && (token.key.count == 0
+              || memcmp(
+                names.base + path.pointee.nameStart, token.key.baseAddress!, token.key.count)
+                == 0))
+        if !frame.pointee.memberOnPath && !units.isEmpty {
+          // Off the path inside a unit: the scanner reads the members up to the path's (or
+          // the object's end) through, as one run, and hands their text back.
+          pendingSeparator = separatorText(token.separator)
+          return .members(
+            stopAt: UnsafeBufferPointer(
+              start: names.base + path.pointee.nameStart, count: path.pointee.nameCount))
+        }
       }
       write(token, separator: token.separator, view: view, results: &results)
-      return true
+      return .envelope
     case .scalar:
-      guard !frames.isEmpty, !(iterates && units.isEmpty) else { return false }
+      guard !frames.isEmpty, !(iterates && units.isEmpty) else { return nil }
       let parent = frames.base + (frames.count &- 1)
-      guard !parent.pointee.isArray, !parent.pointee.memberOnPath else { return false }
+      guard !parent.pointee.isArray, !parent.pointee.memberOnPath else { return nil }
       // An off-path member: copied, and it ends at once (a scalar is never a unit, and the
       // place after it is no boundary inside a unit).
-      guard style.writesEnvelope, !suppressed else { return true }
+      guard style.writesEnvelope, !suppressed else { return .envelope }
       write(token, separator: token.separator, view: view, results: &results)
       wroteValue = true
-      return true
+      return .envelope
     case .open, .close:
-      return false
+      return nil
     }
   }
 
@@ -637,28 +650,31 @@ struct Framer: ~Copyable {
   /// Holds back what may still be taken back: from the outermost open unit, or (with `[]` in
   /// the path) from the last place the envelope could be closed, and a body being filled, or
   /// one that was being filled at that place (taking back to it opens the body again).
+  @inline(__always)
   private func holdBack(_ results: inout Results) {
     guard takesBack else { return }
     var limit: ResultMark? = nil
-    var bodyHeld = bodyStart
     if !units.isEmpty {
       limit = units.base.pointee.mark.results.position
-      bodyHeld = Self.earlier(bodyHeld, units.base.pointee.mark.bodyStart)
     } else if boundary.isSet {
       limit = boundary.mark.results.position
-      bodyHeld = Self.earlier(bodyHeld, boundary.mark.bodyStart)
     }
-    if let bodyHeld {
-      let body = ResultMark(output: bodyHeld, rejects: .max, diagnostics: .max)
-      limit = limit.map { $0.output <= body.output ? $0 : body } ?? body
-    }
+    if fillsBodies { limit = holdingBodies(limit) }
     results.undeliverableFrom = limit
   }
 
-  private static func earlier(_ one: Int?, _ other: Int?) -> Int? {
-    guard let one else { return other }
-    guard let other else { return one }
-    return min(one, other)
+  /// ``holdBack(_:)``'s limit, moved back to the start of the body being filled, or of the one
+  /// that was being filled at the place output may be taken back to.
+  @inline(never)
+  private func holdingBodies(_ limit: ResultMark?) -> ResultMark? {
+    var bodyHeld = bodyStart
+    let marked =
+      !units.isEmpty
+      ? units.base.pointee.mark.bodyStart : boundary.isSet ? boundary.mark.bodyStart : nil
+    if let marked { bodyHeld = min(bodyHeld ?? marked, marked) }
+    guard let bodyHeld else { return limit }
+    let body = ResultMark(output: bodyHeld, rejects: .max, diagnostics: .max)
+    return limit.map { $0.output <= body.output ? $0 : body } ?? body
   }
 
   // MARK: Paths

@@ -117,6 +117,7 @@ extension DocumentScanner {
     tokenStart = 0
     tokenEnd = 0
     envelopeToken.separator = separator
+    envelopeToken.endsRun = false
     envelopeToken.start = position
     envelopeToken.end = end
     return true

@@ -142,7 +142,7 @@ extension DocumentScanner {
     tokenEnd = end
     envelopeToken = EnvelopeToken(
       kind: kind, separator: separator, start: tokenInputStart, end: previousEnd,
-      key: UnsafeBufferPointer(start: key, count: count))
+      key: UnsafeBufferPointer(start: key, count: count), endsRun: kind == .key)
     return .runEnded
   }
 

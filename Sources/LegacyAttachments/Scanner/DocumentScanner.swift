@@ -163,6 +163,20 @@ struct DocumentScanner: ~Copyable {
     document.reset()
   }
 
+  /// Forgets a run of envelope members that has just been handed over. A run holds only inert
+  /// containers, so of the document's facts only its kind and place were set.
+  mutating func resetEnvelopeValue() {
+    frames.removeAll()
+    inDocument = false
+    fastPath = false
+    copying = false
+    text.count = 0
+    document.rootKind = .null
+    document.textIsInput = true
+    document.isEnvelopeValue = false
+    document.isMemberRun = false
+  }
+
   /// Prepares for a new input: positions restart at 0, list framing restarts.
   mutating func restart(at offset: StreamOffset = .zero) {
     resetDocument()

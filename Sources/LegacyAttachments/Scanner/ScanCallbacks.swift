@@ -15,8 +15,20 @@ struct ScanContext: ~Copyable {
     case .stop: return 0
     case .documentEnded: return documentEnded() ? 1 : 0
     case .envelope: return envelope()
-    case .runEnded: return documentEnded() ? envelope() : 0
+    case .runEnded: return runEnded()
     }
+  }
+
+  /// A run of envelope members has ended before the current token: its text goes to the
+  /// framer, the scanner forgets it (a run records nothing but where it is), and the token
+  /// goes on to the framer.
+  @inline(never)
+  private mutating func runEnded() -> Int32 {
+    handler.memberRunEnded(
+      text: scanner.finishedText, start: scanner.document.start, end: scanner.document.end,
+      textIsInput: scanner.document.textIsInput, view: scanner.view)
+    scanner.resetEnvelopeValue()
+    return envelope()
   }
 
   /// A token outside the documents goes to the handler's framer; the scanner takes its verdict.
@@ -24,10 +36,12 @@ struct ScanContext: ~Copyable {
   private mutating func envelope() -> Int32 {
     // `lines` with the path `.`: every value is a document, the framer need not look.
     if handler.framer.valuesAreDocuments { return proceed(scanner.apply(.document)) }
-    if handler.framer.copiesQuickly(
+    switch handler.framer.quickVerdict(
       scanner.envelopeToken, view: scanner.view, results: &handler.results)
     {
-      return 1
+    case .envelope?: return 1
+    case let verdict?: return proceed(scanner.apply(verdict))
+    case nil: break
     }
     let verdict = handler.envelopeToken(scanner.envelopeToken, view: scanner.view)
     if case .envelope = verdict { return 1 }
