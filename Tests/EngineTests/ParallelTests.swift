@@ -111,6 +111,45 @@ struct ParallelTests {
     }
   }
 
+  @Test(
+    "_changes bodies one per line, then one cut across lines: the same as one thread",
+    arguments: [ConversionMode.push, .pull, .list, .check])
+  func envelopesOnePerLine(mode: ConversionMode) throws {
+    // Bodies one per line are cut between them; the last spans lines that start with `{` (as
+    // CouchDB writes its rows), so a batch ends inside it and the rest goes on on one thread.
+    var text = ""
+    for index in 0..<60 {
+      let row =
+        #"{"seq":\#(index),"id":"a","doc":{"_id":"\#(index)","p":{"@type":"blob","digest":"sha1-\#(index)"}}}"#
+      switch index % 6 {
+      case 1: text += #"{"results":[\#(row),{"seq":0,"doc":[1]}],"last_seq":"\#(index)"}"#
+      case 3: text += #"{"results":[\#(row),{"doc":{"_attachments":{},"_attachments":{}}}]}"#
+      case 4: text += #"{"results":[],"last_seq":"0"}"#
+      default: text += #"{"results":[\#(row),\#(row)],"last_seq":"\#(index)"}"#
+      }
+      text += "\n"
+    }
+    text +=
+      "{\"results\":[\n"
+      + (0..<40).map { #"{"seq":\#($0),"doc":{"_id":"\#($0)"}}"# }
+      .joined(separator: ",\n") + "\n],\"last_seq\":\"40\"}\n"
+    // And one cut short at the end: the envelope closed, the rest rejected.
+    text += "{\"results\":[\n{\"doc\":{\"_id\":\"x\"}},\n{\"doc\":{\"_id\":\"y\"\n"
+    let input = Array(text.utf8)
+    var options = ConversionOptions(mode: mode, keepGoing: true)
+    options.documents = .changes
+    let single = try run(input, options: options, jobs: 1)
+    #expect(single.documents > 140)
+    #expect(single.errors > 15)
+    for batchBytes in [1, 9, 64, 300, 1 << 20] {
+      for jobs in [2, 3] {
+        let parallel = try run(input, options: options, jobs: jobs, batchBytes: batchBytes)
+        #expect(parallel == single, "\(mode) jobs \(jobs) batch \(batchBytes)")
+        #expect(parallel.located == single.located, "\(mode) jobs \(jobs) batch \(batchBytes)")
+      }
+    }
+  }
+
   @Test("a form feed at a batch's end, after a truncated record, is reported as with one thread")
   func formFeedAfterTruncatedRecord() throws {
     // The truncated record leaves the batch recovering; the form feed after the next line's

@@ -725,9 +725,14 @@ final class ConversionEngine {
   /// returned, to be converted again in front of the next batch; so does an envelope value
   /// still open (a path that iterates nothing), whose output so far is taken back. A malformed
   /// document being skipped ends here, where the next `{` line begins, exactly as in one pass.
-  func finishBatch() -> (outcome: InputOutcome, carry: (bytes: [UInt8], first: TextPosition)?) {
+  ///
+  /// An envelope whose documents are array elements, left open, is carried whole as well, and
+  /// `carriesEnvelope` says so: its batches cannot go on in parallel.
+  func finishBatch() -> (
+    outcome: InputOutcome, carry: (bytes: [UInt8], first: TextPosition)?, carriesEnvelope: Bool
+  ) {
     defer { startNextInput() }
-    guard stop == nil else { return (outcome, nil) }
+    guard stop == nil else { return (outcome, nil, false) }
     // A first batch shorter than a byte-order mark is decided now: the next does not continue it.
     _ = resolveByteOrderMark(force: true)
     parseAvailable(final: false)
@@ -741,13 +746,13 @@ final class ConversionEngine {
       phase = .scanning
       parseAvailable(final: false)
     }
-    guard stop == nil else { return (outcome, nil) }
+    guard stop == nil else { return (outcome, nil, false) }
     // A recovery that parsed to the batch's end is over: the next batch starts afresh, so what
     // follows the last token here (a form feed) must be looked at now, as in scanning.
     if case .recovering = phase, parsePosition >= window.end { phase = .scanning }
     if case .scanning = phase, openValueStart == nil {
       _ = reportedSpaceYajlTakes(before: window.end)
-      guard stop == nil else { return (outcome, nil) }
+      guard stop == nil else { return (outcome, nil, false) }
     }
     // A skip ends here, where the next batch's `{` line begins.
     if case .skipping = phase { finishSkipping(at: window.end, reachedEnd: false) }
@@ -755,15 +760,21 @@ final class ConversionEngine {
     if let open = context.pointee.handler.framer.takeBackOpenValue(
       results: &context.pointee.handler.results)
     {
-      return (outcome, (Array(view.bytes(from: open.start, to: view.end)), open.position))
+      return (
+        outcome, (Array(view.bytes(from: open.start, to: view.end)), open.position),
+        open.isArrayEnvelope
+      )
     }
-    guard let start = context.pointee.scanner.openDocumentStart else { return (outcome, nil) }
+    guard let start = context.pointee.scanner.openDocumentStart else {
+      return (outcome, nil, false)
+    }
     return (
       outcome,
       (
         Array(view.bytes(from: start, to: view.end)),
         context.pointee.handler.lines.position(of: start, in: view)
-      )
+      ),
+      false
     )
   }
 

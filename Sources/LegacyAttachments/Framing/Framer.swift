@@ -104,6 +104,14 @@ struct Framer: ~Copyable {
   /// open there, and where the input goes on after it.
   private var boundary = Boundary()
 
+  /// With `[]` in the path: where the input value being read (an envelope) started, for a batch
+  /// that ends inside it (``takeBackOpenValue(results:)``).
+  private var openEnvelope:
+    (
+      start: StreamOffset, position: TextPosition, mark: FramerMark,
+      documentsBefore: Int
+    )? = nil
+
   /// A place where the envelope could be closed validly; written in place, field by field, as
   /// it moves with every element (its mark is large).
   private struct Boundary {
@@ -191,6 +199,7 @@ struct Framer: ~Copyable {
     units.removeAll()
     rejections.removeAll(keepingCapacity: true)
     boundary.isSet = false
+    openEnvelope = nil
     pendingSeparator = nil
     wroteValue = false
     listClosed = false
@@ -383,6 +392,12 @@ struct Framer: ~Copyable {
       pendingSeparator = separatorText(separator)
       return .copy
     }
+    if frames.isEmpty && iterates {
+      lines.advance(to: token.start, in: view)
+      openEnvelope = (
+        token.start, lines.place(token.start, in: view), mark(results), documentsInInput
+      )
+    }
     writeValueStart(token, separator: separator, view: view, results: &results)
     frames.push(EnvelopeFrame(isArray: isArray, childStep: step + 1, iterated: isArray))
     if iterates && units.isEmpty { setBoundary(at: token.end, results: &results) }
@@ -560,19 +575,28 @@ struct Framer: ~Copyable {
     holdBack(&results)
   }
 
-  /// A batch ends inside an input value that holds documents without being one (a path that
-  /// iterates nothing): everything it produced is taken back, counts of what was read too, for
-  /// the value is converted again, whole, in front of the next batch. Returns where it starts.
+  /// A batch ends inside an input value that holds documents without being one: everything it
+  /// produced is taken back, counts of what was read too, for the value is converted again,
+  /// whole, after this batch. Returns where it starts, and whether it is an envelope whose
+  /// documents are array elements (which is converted on one thread from there on).
   mutating func takeBackOpenValue(results: inout Results) -> (
-    start: StreamOffset, position: TextPosition
+    start: StreamOffset, position: TextPosition, isArrayEnvelope: Bool
   )? {
-    guard !iterates, !units.isEmpty else { return nil }
+    if iterates {
+      guard !frames.isEmpty, let envelope = openEnvelope else { return nil }
+      results.rollback(to: envelope.mark.results, keepingReadCounts: false)
+      documentsInInput = envelope.documentsBefore
+      restart()
+      results.undeliverableFrom = nil
+      return (envelope.start, envelope.position, true)
+    }
+    guard !units.isEmpty else { return nil }
     let unit = units.base.pointee
     results.rollback(to: unit.mark.results, keepingReadCounts: false)
     documentsInInput = unit.documentsBefore
     restart()
     results.undeliverableFrom = nil
-    return (unit.inputStart, unit.startPosition)
+    return (unit.inputStart, unit.startPosition, false)
   }
 
   /// The envelope cannot go on (malformed input, or a rejected document stops the run): its

@@ -81,6 +81,9 @@ extension StreamConverter {
     }
 
     /// Writes the next batch's result (converted again after the previous one's carry).
+    /// Set when a batch ended inside an envelope whose documents are array elements.
+    var envelopeCarried = false
+
     func deliverNext() throws(ConversionIOError) -> (outcome: InputOutcome, isLast: Bool) {
       var result = queue.result(for: written)
       let batch = kept.removeValue(forKey: written)!
@@ -88,6 +91,7 @@ extension StreamConverter {
         result = convertBatch(batch, carry: previous.bytes, carryStart: previous.first, with: local)
       }
       carry = result.carry.map { ($0, result.carryStart) }
+      if result.carryIsEnvelope { envelopeCarried = true }
       written += 1
       documentsFound += result.documentsFound
       try deliver(result)
@@ -142,6 +146,20 @@ extension StreamConverter {
       let next = try deliverNext()
       // A bad document stopped the run: nothing after it is written.
       if next.outcome != .completed { return next.outcome }
+      if envelopeCarried, let open = carry {
+        // One envelope, cut nowhere: from its start on, this input is converted on this thread.
+        // The batches read after it go in front of what is still unread, their results unused.
+        var rest = open.bytes
+        while written < submitted {
+          _ = queue.result(for: written)
+          let batch = kept.removeValue(forKey: written)!
+          rest.append(contentsOf: batch.bytes.buffer.bytes)
+          written += 1
+        }
+        return try continueOnThisThread(
+          descriptor, name: name, carry: rest, pending: reader.pendingBytes, first: open.first,
+          atInputStart: false, alreadyRead: total, documentsBefore: documentsFound)
+      }
       if next.isLast { break }
     }
     return .completed

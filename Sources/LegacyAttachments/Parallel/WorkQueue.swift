@@ -33,6 +33,9 @@ struct BatchResult: Sendable {
   var fatalFailure: ConversionIOError? = nil
   /// Documents the path found in the batch (for the report of an input that has none).
   var documentsFound = 0
+  /// The carry is an envelope whose documents are array elements: one value, cut nowhere, so
+  /// the input goes on on one thread from its start.
+  var carryIsEnvelope = false
 }
 
 /// Converts one batch with `engine` (fresh batch state, results collected), after the bytes of
@@ -52,11 +55,12 @@ func convertBatch(
   if batch.isLast {
     result.outcome = engine.finishReading()
   } else {
-    let (outcome, carry) = engine.finishBatch()
+    let (outcome, carry, carriesEnvelope) = engine.finishBatch()
     result.outcome = outcome
     if let carry {
       result.carry = carry.bytes
       result.carryStart = carry.first
+      result.carryIsEnvelope = carriesEnvelope
     }
   }
   engine.moveResults(into: &result)

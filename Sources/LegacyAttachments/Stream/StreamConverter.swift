@@ -91,14 +91,15 @@ public final class StreamConverter {
 
   /// Whether this run converts on several threads: input values one after another (`lines`),
   /// each written on its own: documents (the path `.`), or envelopes that each hold their
-  /// documents (a path without `[]`, as in a continuous `_changes` feed). An envelope whose
-  /// documents are elements of an array (one value, cut nowhere), the list framing and
-  /// `_bulk_docs` bodies (which gather documents across batches) are converted on one thread. With `--blobs` too: a document's output can then be thousands of times its input, and a
+  /// documents (a continuous `_changes` feed, or envelopes one per line). An envelope whose
+  /// documents are elements of an array is one value, cut nowhere: from the first batch that
+  /// ends inside one, the input is converted on one thread. The list framing and `_bulk_docs`
+  /// bodies (which gather documents across batches) are converted on one thread. With `--blobs` too: a document's output can then be thousands of times its input, and a
   /// batch holds the output of all its documents, so memory would not stay bounded by one
   /// output document.
   private var runsInParallel: Bool {
-    jobs > 1 && options.framing == .lines && !options.documents.iterates
-      && options.bulkDocs == nil && options.blobs == nil && !unbuffered
+    jobs > 1 && options.framing == .lines && options.bulkDocs == nil && options.blobs == nil
+      && !unbuffered
   }
 
   /// Converts everything readable from `descriptor`, named `name` in messages.
@@ -164,11 +165,30 @@ public final class StreamConverter {
     engine.beginBatch(first: first, atInputStart: atInputStart)
     engine.reportsNoDocument = true
     engine.documentsBefore = documentsBefore
-    if let carry { carry.withUnsafeBytes { engine.feed($0) } }
-    engine.feed(pending)
     engine.statistics.bytesIn -= (carry?.count ?? 0) + pending.count
-    try deliver(final: false)
+    if let carry {
+      var failure: ConversionIOError? = nil
+      carry.withUnsafeBytes { bytes in
+        do throws(ConversionIOError) { try feedInPieces(bytes) } catch { failure = error }
+      }
+      if let failure { throw failure }
+    }
+    try feedInPieces(pending)
     return try readToEnd(descriptor, name: name, alreadyRead: alreadyRead)
+  }
+
+  /// Feeds bytes already read a read's worth at a time, handing the results over as it goes:
+  /// megabytes fed at once would grow the window and the output to hold them all, and the rest
+  /// of the input would then be parsed from memory that no longer fits in the caches.
+  private func feedInPieces(_ bytes: UnsafeRawBufferPointer) throws(ConversionIOError) {
+    var offset = 0
+    while offset < bytes.count && engine.stop == nil {
+      let length = min(max(1, readSize), bytes.count - offset)
+      engine.feed(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length]))
+      offset += length
+      try deliver(final: false)
+      if let failure = drainFailure ?? engine.fatalFailure { throw failure }
+    }
   }
 
   /// Converts bytes already in memory as one input named `name`.
