@@ -150,6 +150,19 @@ struct ParallelTests {
     }
   }
 
+  @Test("fuzz: an envelope malformed at once, then another value, cut into tiny batches")
+  func malformedEnvelopeAcrossBatches() throws {
+    let input = Array(" {{\n{ ".utf8)
+    var options = ConversionOptions(mode: .push, keepGoing: true)
+    options.documents = .changes
+    let single = try run(input, options: options, jobs: 1)
+    for batchBytes in [1, 2, 3, 4, 8] {
+      let parallel = try run(input, options: options, jobs: 2, batchBytes: batchBytes)
+      #expect(parallel == single, "batch \(batchBytes)")
+      #expect(parallel.located == single.located, "batch \(batchBytes)")
+    }
+  }
+
   @Test("a form feed at a batch's end, after a truncated record, is reported as with one thread")
   func formFeedAfterTruncatedRecord() throws {
     // The truncated record leaves the batch recovering; the form feed after the next line's

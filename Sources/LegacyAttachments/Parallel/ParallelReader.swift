@@ -80,19 +80,44 @@ extension StreamConverter {
       submitted += 1
     }
 
-    /// Writes the next batch's result (converted again after the previous one's carry).
-    /// Set when a batch ended inside an envelope whose documents are array elements.
-    var envelopeCarried = false
+    /// Where one pass would go on that batches cannot: from here, the input is converted on
+    /// this thread (the bytes from this place to the end of what was read, where they start,
+    /// and whether that is the start of the input).
+    var resume: (bytes: [UInt8], first: TextPosition, atInputStart: Bool)? = nil
 
+    /// Writes the next batch's result (converted again after the previous one's carry), or,
+    /// once the rest goes on on this thread, adds the batch's bytes to that rest.
     func deliverNext() throws(ConversionIOError) -> (outcome: InputOutcome, isLast: Bool) {
       var result = queue.result(for: written)
       let batch = kept.removeValue(forKey: written)!
+      written += 1
+      if resume != nil {
+        resume!.bytes.append(contentsOf: batch.bytes.buffer.bytes)
+        return (.completed, batch.isLast)
+      }
+      let carriedIn = carry
       if let previous = carry {
         result = convertBatch(batch, carry: previous.bytes, carryStart: previous.first, with: local)
       }
-      carry = result.carry.map { ($0, result.carryStart) }
-      if result.carryIsEnvelope { envelopeCarried = true }
-      written += 1
+      carry = nil
+      if result.outcome == .abandoned && !batch.isLast {
+        // The envelope broke (its path iterates): one pass skips from the break to the end of
+        // the input, the batch only to its own end. Its result is dropped; from its start on,
+        // the input is converted on this thread.
+        resume = (
+          (carriedIn?.bytes ?? []) + batch.bytes.buffer.bytes, carriedIn?.first ?? batch.first,
+          batch.atInputStart && carriedIn == nil
+        )
+        return (.completed, batch.isLast)
+      }
+      if let carried = result.carry {
+        if result.carryIsEnvelope {
+          // One envelope, cut nowhere: from its start on, the input goes on on this thread.
+          resume = (carried, result.carryStart, false)
+        } else {
+          carry = (carried, result.carryStart)
+        }
+      }
       documentsFound += result.documentsFound
       try deliver(result)
       if let failure = result.fatalFailure { throw failure }
@@ -102,6 +127,26 @@ extension StreamConverter {
       // The documents of a batch count once it is written (reads run ahead of them).
       progressHandler?(total, statistics)
       return (result.outcome, batch.isLast)
+    }
+
+    /// Converts the rest of the input on this thread: from `resume` (with the batches read
+    /// after it), or from the open carry and what is pending.
+    func goOnOnThisThread() throws(ConversionIOError) -> InputOutcome {
+      while written < submitted {
+        let next = try deliverNext()
+        if next.outcome != .completed { return next.outcome }
+      }
+      if let resume {
+        return try continueOnThisThread(
+          descriptor, name: name, carry: resume.bytes, pending: reader.pendingBytes,
+          first: resume.first, atInputStart: resume.atInputStart, alreadyRead: total,
+          documentsBefore: documentsFound)
+      }
+      return try continueOnThisThread(
+        descriptor, name: name, carry: carry?.bytes, pending: reader.pendingBytes,
+        first: carry?.first ?? reader.pendingStart,
+        atInputStart: reader.atInputStart && carry == nil, alreadyRead: total,
+        documentsBefore: documentsFound)
     }
 
     while true {
@@ -131,35 +176,14 @@ extension StreamConverter {
           // their lines. A cut anywhere else could split a document, or the skipping after a
           // malformed one, differently from one pass. Finish the batches in flight, then
           // convert the rest of this input on this thread.
-          while written < submitted {
-            let next = try deliverNext()
-            if next.outcome != .completed { return next.outcome }
-          }
-          return try continueOnThisThread(
-            descriptor, name: name, carry: carry?.bytes, pending: reader.pendingBytes,
-            first: carry?.first ?? reader.pendingStart,
-            atInputStart: reader.atInputStart && carry == nil, alreadyRead: total,
-            documentsBefore: documentsFound)
+          return try goOnOnThisThread()
         }
       }
       guard written < submitted else { break }
       let next = try deliverNext()
       // A bad document stopped the run: nothing after it is written.
       if next.outcome != .completed { return next.outcome }
-      if envelopeCarried, let open = carry {
-        // One envelope, cut nowhere: from its start on, this input is converted on this thread.
-        // The batches read after it go in front of what is still unread, their results unused.
-        var rest = open.bytes
-        while written < submitted {
-          _ = queue.result(for: written)
-          let batch = kept.removeValue(forKey: written)!
-          rest.append(contentsOf: batch.bytes.buffer.bytes)
-          written += 1
-        }
-        return try continueOnThisThread(
-          descriptor, name: name, carry: rest, pending: reader.pendingBytes, first: open.first,
-          atInputStart: false, alreadyRead: total, documentsBefore: documentsFound)
-      }
+      if resume != nil { return try goOnOnThisThread() }
       if next.isLast { break }
     }
     return .completed
