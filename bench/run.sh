@@ -77,8 +77,8 @@ cmd[push-j1]="$bin --push -j 1 $corpus > /dev/null"
 cmd[pull-j1]="$bin --pull -j 1 $pushed > /dev/null"
 cmd[push-j$jobs]="$bin --push -j $jobs $corpus > /dev/null"
 cmd[pull-j$jobs]="$bin --pull -j $jobs $pushed > /dev/null"
-cmd[push-changes]="$bin --push --format changes $changes > /dev/null"
-cmd[pull-changes]="$bin --pull --format changes $changes > /dev/null"
+cmd[push-changes]="$bin --push -j 1 --format changes $changes > /dev/null"
+cmd[pull-changes]="$bin --pull -j 1 --format changes $changes > /dev/null"
 cmd[yajl-empty-callbacks-changes]="$floor empty < $changes"
 cmd[jq]="jq -c -f bench/push.jq $small > /dev/null"
 cmd[python]="python3 bench/push.py < $small > /dev/null"
@@ -163,7 +163,7 @@ if [ "$callgrind" = 1 ]; then
     input="$out/$tag-10mib.ndjson"
     args=(--"$mode" -j 1)
     [ "$mode" = pull ] && input="$out/$tag-10mib-pushed.ndjson"
-    [ "$mode" = changes ] && { input="$out/$tag-10mib-changes.json"; args=(--push --format changes); }
+    [ "$mode" = changes ] && { input="$out/$tag-10mib-changes.json"; args=(--push -j 1 --format changes); }
     valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.$mode" "$bin" "${args[@]}" \
       "$input" > /dev/null 2> "$out/callgrind.$mode.log"
     printf '| %s | %s bytes | %s |\n' "${args[*]}" "$(stat -c %s "$input")" \

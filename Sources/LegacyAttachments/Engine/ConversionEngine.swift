@@ -182,10 +182,7 @@ final class ConversionEngine {
   /// Appends `bytes` of the current input and converts every complete line.
   func feed(_ bytes: UnsafeRawBufferPointer) {
     guard stop == nil, bytes.count > 0 else { return }
-    makeRoom(for: bytes.count)
-    window.append(bytes)
-    windowChanged()
-    statistics.bytesIn += bytes.count
+    appendWholeInput(bytes)
     parseAvailable(final: false)
   }
 

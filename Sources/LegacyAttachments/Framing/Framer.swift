@@ -232,27 +232,7 @@ struct Framer: ~Copyable {
     }
     switch token.kind {
     case .key:
-      let frame = frames.base + (frames.count - 1)
-      let step = frame.pointee.childStep
-      if step >= 1 {
-        let path = steps.base + (step - 1)
-        frame.pointee.memberOnPath =
-          path.pointee.nameCount == token.key.count
-          && (token.key.count == 0
-            || memcmp(names.base + path.pointee.nameStart, token.key.baseAddress!, token.key.count)
-              == 0)
-      }
-      if step >= 1 && !frame.pointee.memberOnPath && !units.isEmpty {
-        // Off the path inside a unit: the scanner reads the members up to the path's (or the
-        // object's end) through, as one run, and hands their text back.
-        pendingSeparator = separatorText(token.separator)
-        let path = steps.base + (step - 1)
-        return .members(
-          stopAt: UnsafeBufferPointer(
-            start: names.base + path.pointee.nameStart, count: path.pointee.nameCount))
-      }
-      write(token, separator: token.separator, view: view, results: &results)
-      return .envelope
+      preconditionFailure("keys are all decided by quickVerdict")
     case .close:
       let frame = frames.pop()
       if frame.isList {
@@ -393,15 +373,22 @@ struct Framer: ~Copyable {
       return .copy
     }
     if frames.isEmpty && iterates {
-      lines.advance(to: token.start, in: view)
-      openEnvelope = (
-        token.start, lines.place(token.start, in: view), mark(results), documentsInInput
-      )
+      noteEnvelopeStart(at: token.start, view: view, lines: &lines, results: results)
     }
     writeValueStart(token, separator: separator, view: view, results: &results)
     frames.push(EnvelopeFrame(isArray: isArray, childStep: step + 1, iterated: isArray))
     if iterates && units.isEmpty { setBoundary(at: token.end, results: &results) }
     return .envelope
+  }
+
+  /// An input value that is an envelope starts at `start` (with `[]` in the path): where a batch
+  /// that ends inside it takes it back to.
+  @inline(never)
+  private mutating func noteEnvelopeStart(
+    at start: StreamOffset, view: InputView, lines: inout LineCounter, results: borrowing Results
+  ) {
+    lines.advance(to: start, in: view)
+    openEnvelope = (start, lines.place(start, in: view), mark(results), documentsInInput)
   }
 
   /// A value of the envelope, or a document, has ended at `end`; `written` says whether it was

@@ -269,14 +269,16 @@ struct PullWriter: DocumentWriter {
             }
             return nil
           }
+          func dataKept() -> Problem {
+            Problem(
+              kind: .dataKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
+              message: Messages.entryDataKept(name: String(decoding: name, as: UTF8.self)),
+              pointer: "")
+          }
           if carrier != nil {
             // Bytes under a digest that names no hash cannot be checked: they stay.
             guard stringDigest(entry.members, text: text) != nil else {
-              problems.append(
-                Problem(
-                  kind: .dataKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
-                  message: Messages.entryDataKept(name: String(decoding: name, as: UTF8.self)),
-                  pointer: ""))
+              problems.append(dataKept())
               continue
             }
             let (removes, failure) = storeBytes(
@@ -289,11 +291,7 @@ struct PullWriter: DocumentWriter {
             && JSONText.decodedEqual(blob.members.data, entry.members.data, in: text)
             && JSONText.decodedEqual(blob.members.digest, entry.members.digest, in: text))
           {
-            problems.append(
-              Problem(
-                kind: .dataKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
-                message: Messages.entryDataKept(name: String(decoding: name, as: UTF8.self)),
-                pointer: ""))
+            problems.append(dataKept())
             continue
           }
         }

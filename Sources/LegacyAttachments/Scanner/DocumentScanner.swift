@@ -154,23 +154,24 @@ struct DocumentScanner: ~Copyable {
 
   /// Forgets the current document (after it ended or was abandoned), keeping buffers' memory.
   mutating func resetDocument() {
+    closeValue()
+    exclusions.removeAll()
+    document.reset()
+  }
+
+  /// Forgets the open containers and the compact text of the value just handed over.
+  private mutating func closeValue() {
     frames.removeAll()
     inDocument = false
     fastPath = false
     copying = false
     text.count = 0
-    exclusions.removeAll()
-    document.reset()
   }
 
   /// Forgets a run of envelope members that has just been handed over. A run holds only inert
   /// containers, so of the document's facts only its kind and place were set.
   mutating func resetEnvelopeValue() {
-    frames.removeAll()
-    inDocument = false
-    fastPath = false
-    copying = false
-    text.count = 0
+    closeValue()
     document.rootKind = .null
     document.textIsInput = true
     document.isEnvelopeValue = false
