@@ -89,6 +89,38 @@ private func feed(count: Int) -> [UInt8] {
   return Array((text + #"{"last_seq":"\#(count)"}"# + "\n").utf8)
 }
 
+/// One response body that spans lines, its rows one per line, as Sync Gateway writes them (each
+/// row's line starts with the comma before it) or as CouchDB does (each line ends with the comma
+/// after it), with rows of every shape a server sends and some it does not: documents with blobs
+/// and with legacy attachments, a deleted document, a removed row, `"doc":null`, a rejected row,
+/// a document that is not an object, a scalar row, escapes and a big number in the envelope.
+private func spanningBody(rows: Int, couchDB: Bool, seed: Int, malformedAt: Int? = nil) -> String {
+  var lines: [String] = []
+  for index in 0..<rows {
+    let blob = #"{"@type":"blob","digest":"sha1-\#(index)","length":\#(index)}"#
+    let row: String
+    switch (index + seed) % 9 {
+    case 0: row = #"{"seq":\#(index),"id":"a\"\u00e9","doc":{"_id":"\#(index)","p":\#(blob)}}"#
+    case 1:
+      row =
+        #"{"seq":\#(index),"doc":{"_id":"\#(index)","_attachments":{"old":{"digest":"sha1-o","stub":true}}},"changes":[{"rev":"1-a"}]}"#
+    case 2: row = #"{"seq":\#(index),"id":"d","deleted":true,"doc":{"_id":"d","_deleted":true}}"#
+    case 3: row = #"{"seq":\#(index),"id":"r","removed":["ch"],"changes":[]}"#
+    case 4: row = #"{"seq":12345678901234567890123,"doc":null}"#
+    case 5: row = #"{"seq":\#(index),"doc":{"_attachments":{},"_attachments":{}}}"#
+    case 6: row = #"{"seq":\#(index),"doc":[\#(index)]}"#
+    case 7: row = #""scalar \#(index)""#
+    default: row = #"{"doc":{"_id":"\#(index)","l":[\#(blob),\#(blob)]},"n":1}"#
+    }
+    lines.append(index == malformedAt ? #"{"seq":\#(index),"doc":{"_id":"x" "y"}}"# : row)
+  }
+  if couchDB {
+    return "{\"total_rows\":\(rows),\"offset\":0,\"rows\":[\r\n"
+      + lines.joined(separator: ",\r\n") + "\r\n]}\n"
+  }
+  return "{\"results\":[\n" + lines.joined(separator: "\n,") + "\n],\n\"last_seq\":\"\(rows)\"}\n"
+}
+
 @Suite("Parallel conversion (--jobs)")
 struct ParallelTests {
   @Test(
@@ -147,6 +179,81 @@ struct ParallelTests {
         #expect(parallel == single, "\(mode) jobs \(jobs) batch \(batchBytes)")
         #expect(parallel.located == single.located, "\(mode) jobs \(jobs) batch \(batchBytes)")
       }
+    }
+  }
+
+  @Test(
+    "one body spanning lines is spread over threads from between its rows: the same as one thread",
+    arguments: [ConversionMode.push, .pull, .upgrade, .check])
+  func oneEnvelopeOverThreads(mode: ConversionMode) throws {
+    // Sync Gateway's and CouchDB's layouts, one after the other and after bodies one per line,
+    // then variants: a malformed row (the envelope closed there, the rest rejected), a body cut
+    // short, and no --keep-going (the run stops at the first rejected row).
+    let oneLine =
+      #"{"results":[{"doc":{"_id":"o","p":{"@type":"blob","digest":"sha1-o"}}}]}"# + "\n"
+    let whole =
+      oneLine + spanningBody(rows: 60, couchDB: false, seed: 0) + oneLine
+      + spanningBody(rows: 45, couchDB: true, seed: 4) + oneLine
+    let variants: [(name: String, text: String, keepGoing: Bool)] = [
+      ("whole", whole, true),
+      ("malformed row", spanningBody(rows: 50, couchDB: false, seed: 2, malformedAt: 31), true),
+      (
+        "malformed CouchDB row", spanningBody(rows: 50, couchDB: true, seed: 1, malformedAt: 17),
+        true
+      ),
+      ("cut short", String(spanningBody(rows: 40, couchDB: true, seed: 3).dropLast(30)), true),
+      ("stops", whole, false),
+      // A row without its comma: a batch guessed to start between input values starts after
+      // an element, and is converted again from there.
+      (
+        "missing comma",
+        spanningBody(rows: 30, couchDB: false, seed: 5).replacingOccurrences(
+          of: "\n,{\"seq\":22,", with: "\n{\"seq\":22,"), true
+      ),
+      // Rows over several lines, some starting with `{` or `,`: batches end inside rows.
+      (
+        "rows over lines",
+        spanningBody(rows: 30, couchDB: false, seed: 6).replacingOccurrences(
+          of: "\"doc\":{", with: "\"doc\":\n{"
+        ).replacingOccurrences(of: ",\"p\"", with: "\n,\"p\""),
+        true
+      ),
+    ]
+    for variant in variants {
+      var options = ConversionOptions(mode: mode, keepGoing: variant.keepGoing)
+      options.documents =
+        variant.name.contains("CouchDB") || variant.name == "cut short"
+        ? .allDocs : .changes
+      if variant.name == "whole" || variant.name == "stops" {
+        // Both layouts in one input: the path names both arrays' members.
+        options.documents = .changes
+      }
+      let input = Array(variant.text.utf8)
+      let single = try run(input, options: options, jobs: 1)
+      #expect(single.errors > 0, "\(variant.name)")
+      if variant.name == "missing comma" || variant.name.hasPrefix("malformed") {
+        #expect(single.outcome == .abandoned, "\(variant.name)")
+      }
+      #expect(single.documents > (variant.keepGoing ? 10 : 2), "\(variant.name)")
+      #expect(
+        (single.outcome == .stopped) == (!variant.keepGoing && mode != .check), "\(variant.name)")
+      var spread = 0
+      for batchBytes in [1, 5, 23, 64, 200, 1000, 1 << 20] {
+        for jobs in [2, 3] {
+          let parallel = try convertFile(
+            input, options: options, jobs: jobs, batchBytes: batchBytes,
+            batchesStartedBetweenElements: { spread += $0 })
+          #expect(parallel == single, "\(mode) \(variant.name) jobs \(jobs) batch \(batchBytes)")
+          #expect(
+            parallel.located == single.located,
+            "\(mode) \(variant.name) jobs \(jobs) batch \(batchBytes)")
+        }
+      }
+      let tiny = try convertFile(
+        input, options: options, jobs: 2, batchBytes: 50, tinyBuffers: true)
+      #expect(tiny == single, "\(mode) \(variant.name) 16-byte buffers")
+      // Rows are spread over threads where the output is the envelopes (not --check's rows).
+      #expect((spread > 0) == (mode != .check), "\(mode) \(variant.name): \(spread)")
     }
   }
 

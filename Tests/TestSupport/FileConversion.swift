@@ -58,7 +58,8 @@ public struct Outcome: Equatable, CustomStringConvertible {
 /// rejects to a file unless `keepsRejects` is false.
 public func convertFile(
   _ input: [UInt8], options: ConversionOptions, jobs: Int, batchBytes: Int,
-  tinyBuffers: Bool = false, readSize: Int = 1 << 18, keepsRejects: Bool = true
+  tinyBuffers: Bool = false, readSize: Int = 1 << 18, keepsRejects: Bool = true,
+  batchesStartedBetweenElements: ((Int) -> Void)? = nil
 ) throws -> Outcome {
   let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
     "cbl-convert-\(UUID().uuidString)")
@@ -90,6 +91,7 @@ public func convertFile(
   }
   let outcome = try converter.convert(descriptor: inputDescriptor, name: "in")
   try converter.finish()
+  batchesStartedBetweenElements?(converter.batchesStartedBetweenElements)
   var result = Outcome(
     output: Array(try Data(contentsOf: URL(fileURLWithPath: paths[1]))),
     rejects: Array(try Data(contentsOf: URL(fileURLWithPath: paths[2]))), diagnostics: diagnostics,

@@ -709,12 +709,40 @@ final class ConversionEngine {
 
   // MARK: Batches (for several threads)
 
-  /// Starts a batch: the bytes fed next are a piece of an input whose first byte is at `first`.
-  /// Only the piece at the very start of an input may have a byte-order mark.
-  func beginBatch(first: TextPosition, atInputStart: Bool) {
+  /// Starts a batch: the bytes fed next are a piece of an input whose first byte is at `first`,
+  /// and at `start` in its structure. Only the piece at the very start of an input may have a
+  /// byte-order mark.
+  func beginBatch(first: TextPosition, atInputStart: Bool, start: BatchStart = .topLevel) {
     stop = nil
     checkingByteOrderMark = atInputStart
     context.pointee.handler.lines = LineCounter(first: first)
+    batchStart = start
+    guard case .betweenElements(let place, let anyWritten) = start else { return }
+    // yajl is put between the elements by text it parses without calling back; the framer is
+    // put there directly.
+    checkingByteOrderMark = false
+    let priming = context.pointee.handler.framer.primingText(at: place)
+    let status = parser.parseWithoutCallbacks(priming.bytes, callbacks: callbacks)
+    precondition(status == .ok, "the priming text is JSON's start")
+    context.pointee.handler.framer.startBetweenElements(
+      anyWritten: anyWritten, position: first, results: &context.pointee.handler.results)
+  }
+
+  /// Where the current batch started (``beginBatch(first:atInputStart:start:)``).
+  private var batchStart = BatchStart.topLevel
+
+  /// How a batch that is not its input's last ended (``finishBatch()``).
+  struct BatchEnd {
+    var outcome: InputOutcome
+    /// A value that continues into the next batch: its bytes, where they start, and where in
+    /// the input's structure.
+    var carry: (bytes: [UInt8], first: TextPosition, start: BatchStart)? = nil
+    /// The carry is an envelope whose documents are array elements: its batches cannot go on
+    /// in parallel from there.
+    var carriesEnvelope = false
+    /// Where the next batch starts, when the batch ended with nothing open (or between the
+    /// elements of an envelope that goes on); nil after a carry or a stop.
+    var next: BatchStart? = nil
   }
 
   /// Ends a batch that is not the end of its input (it ends just before a line starting with
@@ -723,13 +751,13 @@ final class ConversionEngine {
   /// still open (a path that iterates nothing), whose output so far is taken back. A malformed
   /// document being skipped ends here, where the next `{` line begins, exactly as in one pass.
   ///
-  /// An envelope whose documents are array elements, left open, is carried whole as well, and
-  /// `carriesEnvelope` says so: its batches cannot go on in parallel.
-  func finishBatch() -> (
-    outcome: InputOutcome, carry: (bytes: [UInt8], first: TextPosition)?, carriesEnvelope: Bool
-  ) {
+  /// An envelope whose documents are array elements, left open between two elements of the
+  /// path's first array, goes on in the next batch (``BatchEnd/next``); left open anywhere else,
+  /// it is carried whole as well, and ``BatchEnd/carriesEnvelope`` says so: its batches cannot
+  /// go on in parallel.
+  func finishBatch() -> BatchEnd {
     defer { startNextInput() }
-    guard stop == nil else { return (outcome, nil, false) }
+    guard stop == nil else { return BatchEnd(outcome: outcome) }
     // A first batch shorter than a byte-order mark is decided now: the next does not continue it.
     _ = resolveByteOrderMark(force: true)
     parseAvailable(final: false)
@@ -743,36 +771,50 @@ final class ConversionEngine {
       phase = .scanning
       parseAvailable(final: false)
     }
-    guard stop == nil else { return (outcome, nil, false) }
+    guard stop == nil else { return BatchEnd(outcome: outcome) }
     // A recovery that parsed to the batch's end is over: the next batch starts afresh, so what
     // follows the last token here (a form feed) must be looked at now, as in scanning.
     if case .recovering = phase, parsePosition >= window.end { phase = .scanning }
     if case .scanning = phase, openValueStart == nil {
       _ = reportedSpaceYajlTakes(before: window.end)
-      guard stop == nil else { return (outcome, nil, false) }
+      guard stop == nil else { return BatchEnd(outcome: outcome) }
     }
     // A skip ends here, where the next batch's `{` line begins.
     if case .skipping = phase { finishSkipping(at: window.end, reachedEnd: false) }
     let view = window.view
+    if stop == nil, case .scanning = phase, context.pointee.scanner.openDocumentStart == nil {
+      if !context.pointee.handler.framer.envelopeOpen {
+        return BatchEnd(outcome: outcome, next: .topLevel)
+      }
+      if let anyWritten = context.pointee.handler.framer.betweenElementsWritten {
+        // Everything written is final: the next batch goes on from here.
+        context.pointee.handler.results.undeliverableFrom = nil
+        var last = view.end
+        while last > view.start, JSONText.isWhitespace(view[last - 1]) { last = last - 1 }
+        // (The batch holds the token before its end: the `[` at least.)
+        let place = ElementsPlace(after: view[last - 1])
+        return BatchEnd(
+          outcome: outcome, next: .betweenElements(place, anyWritten: anyWritten))
+      }
+    }
     if let open = context.pointee.handler.framer.takeBackOpenValue(
       results: &context.pointee.handler.results)
     {
-      return (
-        outcome, (Array(view.bytes(from: open.start, to: view.end)), open.position),
-        open.isArrayEnvelope
-      )
+      let start = open.startsBatch ? batchStart : .topLevel
+      return BatchEnd(
+        outcome: outcome,
+        carry: (Array(view.bytes(from: open.start, to: view.end)), open.position, start),
+        carriesEnvelope: open.isArrayEnvelope)
     }
     guard let start = context.pointee.scanner.openDocumentStart else {
-      return (outcome, nil, false)
+      return BatchEnd(outcome: outcome, next: .topLevel)
     }
-    return (
-      outcome,
-      (
+    return BatchEnd(
+      outcome: outcome,
+      carry: (
         Array(view.bytes(from: start, to: view.end)),
-        context.pointee.handler.lines.position(of: start, in: view)
-      ),
-      false
-    )
+        context.pointee.handler.lines.position(of: start, in: view), .topLevel
+      ))
   }
 
   // MARK: Results

@@ -109,7 +109,7 @@ struct Framer: ~Copyable {
   private var openEnvelope:
     (
       start: StreamOffset, position: TextPosition, mark: FramerMark,
-      documentsBefore: Int
+      documentsBefore: Int, startsBatch: Bool
     )? = nil
 
   /// A place where the envelope could be closed validly; written in place, field by field, as
@@ -157,6 +157,7 @@ struct Framer: ~Copyable {
     takesBack = style != .rows
     valuesAreDocuments = options.documents.steps.isEmpty && !listFraming
     pathIsDeep = !options.documents.steps.isEmpty
+    elementsStep = Framer.firstStepBatchesStartAt(options: options)
     rowsSayWhere = pathIsDeep && style == .rows
     writesValues = style == .values
     if case .bulkDocs = style { fillsBodies = true } else { fillsBodies = false }
@@ -174,6 +175,18 @@ struct Framer: ~Copyable {
 
   /// Whether the path is not `.` (rows then say where each document is).
   let pathIsDeep: Bool
+  /// The path's first `[]`, when a `-j` batch may start between the elements of the array it
+  /// iterates (``BatchStart/betweenElements(afterComma:)``).
+  let elementsStep: Int?
+
+  /// The path's first `[]`, when `-j` batches of one envelope may start between the elements of
+  /// the array it iterates: when the output is one value per input value. (Rows name elements
+  /// by their index, and a merged list or `_bulk_docs` bodies count them; those batches go on
+  /// from the start of the envelope instead.)
+  static func firstStepBatchesStartAt(options: ConversionOptions) -> Int? {
+    guard options.framing != .list, OutputStyle(options: options) == .values else { return nil }
+    return options.documents.steps.firstIndex { $0 == .elements }
+  }
   /// Whether the output is rows that say where each document is (a path that is not `.`).
   let rowsSayWhere: Bool
 
@@ -388,7 +401,9 @@ struct Framer: ~Copyable {
     at start: StreamOffset, view: InputView, lines: inout LineCounter, results: borrowing Results
   ) {
     lines.advance(to: start, in: view)
-    openEnvelope = (start, lines.place(start, in: view), mark(results), documentsInInput)
+    openEnvelope = (
+      start, lines.place(start, in: view), mark(results), documentsInInput, startsBatch: false
+    )
   }
 
   /// A value of the envelope, or a document, has ended at `end`; `written` says whether it was
@@ -399,6 +414,8 @@ struct Framer: ~Copyable {
       wroteValue = false
       return
     }
+    // (A rejected document's separator was never written; the next value sets its own.)
+    pendingSeparator = nil
     var unitEnded = false
     if !units.isEmpty && (units.base + (units.count &- 1)).pointee.depth == frames.count {
       unitEnded = true
@@ -492,6 +509,68 @@ struct Framer: ~Copyable {
     listElements = mark.listElements
   }
 
+  // MARK: Batches that start between elements
+
+  /// What puts yajl where ``startBetweenElements(anyWritten:position:results:)`` puts the
+  /// framer: the objects down to the path's first `[]` opened at the path's members, the array
+  /// opened, and at `place` among its elements (after an element, `null`, when there is one).
+  func primingText(at place: ElementsPlace) -> ByteBuffer {
+    var text = ByteBuffer(capacity: 64)
+    for index in 0..<elementsStep! {
+      let step = steps[index]
+      text.append(UInt8(ascii: "{"))
+      JSONText.appendQuoted(
+        UnsafeBufferPointer(start: names.base + step.nameStart, count: step.nameCount), to: &text)
+      text.append(UInt8(ascii: ":"))
+    }
+    switch place {
+    case .afterOpen: text.append("[\n")
+    case .afterElement: text.append("[null\n")
+    case .afterComma: text.append("[null,\n")
+    }
+    return text
+  }
+
+  /// A batch starts among the elements of the path's first iterated array of an envelope that
+  /// began in an earlier batch (`anyWritten`: an element of it written): the framer is put
+  /// there as reading the envelope up to here would have put it, but for what is counted from
+  /// the envelope's start (elements, documents), which counts from the batch's start.
+  mutating func startBetweenElements(
+    anyWritten: Bool, position: TextPosition, results: inout Results
+  ) {
+    restart()
+    let arrayStep = elementsStep!
+    for step in 0...arrayStep {
+      let isArray = step == arrayStep
+      frames.push(
+        EnvelopeFrame(
+          isArray: isArray, childStep: step + 1, memberOnPath: !isArray, iterated: isArray,
+          written: isArray && anyWritten ? 1 : 0))
+    }
+    wroteValue = true
+    openEnvelope = (.zero, position, mark(results), documentsInInput, startsBatch: true)
+    setBoundary(at: .zero, results: &results)
+  }
+
+  /// Whether the framer is where ``startBetweenElements(anyWritten:position:results:)`` puts
+  /// it, with any counts (a batch started there goes on exactly as this one would), and if so,
+  /// whether an element has been written.
+  var betweenElementsWritten: Bool? {
+    guard let arrayStep = elementsStep, frames.count == arrayStep + 1, units.isEmpty,
+      rejectedUnits == 0, !hasRejectedUnitEnded, pendingSeparator == nil, wroteValue,
+      boundary.isSet, boundary.depth == frames.count
+    else { return nil }
+    for step in 0...arrayStep {
+      let frame = frames[step]
+      let isArray = step == arrayStep
+      guard
+        frame.isArray == isArray, frame.childStep == step + 1, frame.memberOnPath == !isArray,
+        frame.iterated == isArray, !frame.isList
+      else { return nil }
+    }
+    return frames[arrayStep].written > 0
+  }
+
   // MARK: Documents
 
   /// Before an accepted document's converted text: its separator, or the start of a body.
@@ -567,7 +646,7 @@ struct Framer: ~Copyable {
   /// whole, after this batch. Returns where it starts, and whether it is an envelope whose
   /// documents are array elements (which is converted on one thread from there on).
   mutating func takeBackOpenValue(results: inout Results) -> (
-    start: StreamOffset, position: TextPosition, isArrayEnvelope: Bool
+    start: StreamOffset, position: TextPosition, isArrayEnvelope: Bool, startsBatch: Bool
   )? {
     if iterates {
       guard !frames.isEmpty, let envelope = openEnvelope else { return nil }
@@ -575,7 +654,7 @@ struct Framer: ~Copyable {
       documentsInInput = envelope.documentsBefore
       restart()
       results.undeliverableFrom = nil
-      return (envelope.start, envelope.position, true)
+      return (envelope.start, envelope.position, true, envelope.startsBatch)
     }
     guard !units.isEmpty else { return nil }
     let unit = units.base.pointee
@@ -583,7 +662,7 @@ struct Framer: ~Copyable {
     documentsInInput = unit.documentsBefore
     restart()
     results.undeliverableFrom = nil
-    return (unit.inputStart, unit.startPosition, false)
+    return (unit.inputStart, unit.startPosition, false, false)
   }
 
   /// The envelope cannot go on (malformed input, or a rejected document stops the run): its

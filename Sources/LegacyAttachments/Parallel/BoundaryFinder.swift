@@ -1,5 +1,6 @@
-/// Finds where the parallel reader may cut its input: just before a line that starts with `{`;
-/// and counts the newlines before each cut, for the next batch's first line number.
+/// Finds where the parallel reader may cut its input: just before a line that starts with `{`
+/// (or with `,`, where the rows of an envelope may start: ``cutsBeforeCommas``); and counts the
+/// newlines before each cut, for the next batch's first line number.
 ///
 /// It remembers what it has scanned, by stream offset, so that a long line without a boundary
 /// (one huge document) is scanned once, not again after every read, and no byte is scanned
@@ -13,12 +14,20 @@ struct BoundaryFinder {
   private var boundary: (end: StreamOffset, newlines: Int)? = nil
   /// One past the last newline, and the newlines before it.
   private var lastNewline: (end: StreamOffset, newlines: Int)? = nil
+  /// Whether a line that starts with `,` is a boundary too (Sync Gateway writes each row of a
+  /// response on its own line, after the comma that separates it from the last).
+  var cutsBeforeCommas = false
+
+  @inline(__always)
+  private func startsBoundary(_ byte: UInt8) -> Bool {
+    byte == UInt8(ascii: "{") || (cutsBeforeCommas && byte == UInt8(ascii: ","))
+  }
 
   /// One past the last newline in `view` that is followed by `{`, or nil when there is none.
   mutating func lastBoundary(in view: InputView) -> StreamOffset? {
     // A newline that ended the last scan may only now be seen to be followed by `{`.
     if let last = lastNewline, last.end == scanned, scanned < view.end,
-      view[scanned] == UInt8(ascii: "{")
+      startsBoundary(view[scanned])
     {
       boundary = last
     }
@@ -27,7 +36,7 @@ struct BoundaryFinder {
       let end = newline + 1
       newlinesScanned += 1
       lastNewline = (end, newlinesScanned)
-      if end < view.end && view[end] == UInt8(ascii: "{") { boundary = lastNewline }
+      if end < view.end && startsBoundary(view[end]) { boundary = lastNewline }
       position = end
     }
     scanned = view.end

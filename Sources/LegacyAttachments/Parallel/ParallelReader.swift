@@ -1,18 +1,30 @@
 /// The reading side of a parallel run: reads an input into a window and cuts it into batches just
 /// before lines that start with `{` (document boundaries in NDJSON and in pretty-printed dumps),
-/// handing each batch the very buffer it was read into.
+/// handing each batch the very buffer it was read into. When an envelope's batches may start
+/// between its elements (``Framer/firstStepBatchesStartAt(options:)``), lines that start with
+/// `,` are cut before too, and each batch says where it is likely to start from the bytes
+/// around its cut.
 struct BatchReader: ~Copyable {
   private var window: InputWindow
   private var boundaries = BoundaryFinder()
   private let batchBytes: Int
+  /// Whether batches may start between the elements of an envelope.
+  private let guessesElements: Bool
+  /// Where the batch cut next is guessed to start.
+  private var nextStart = BatchStart.topLevel
   private var batches = 0
   /// Newlines in the batches cut so far: the next batch starts on the line after them.
   private var newlinesBefore = 0
 
-  init(batchBytes: Int) {
+  init(batchBytes: Int, startsBetweenElements: Bool = false) {
     self.batchBytes = batchBytes
+    guessesElements = startsBetweenElements
+    boundaries.cutsBeforeCommas = startsBetweenElements
     window = InputWindow(capacity: batchBytes * 2)
   }
+
+  /// Where the pending bytes are guessed to start in the input's structure.
+  var pendingStartGuess: BatchStart { nextStart }
 
   /// Bytes read and not yet cut into a batch.
   var pendingCount: Int { window.end - window.start }
@@ -45,12 +57,33 @@ struct BatchReader: ~Copyable {
   private mutating func cut(at split: StreamOffset, isLast: Bool) -> Batch {
     let newlines = boundaries.newlines(before: split, in: window.view)
     let first = pendingStart
+    let start = nextStart
+    nextStart = guessStart(at: split, in: window.view)
     let bytes = BatchBytes(taking: window.split(at: split, capacity: batchBytes * 2))
     let batch = Batch(
-      index: batches, bytes: bytes, first: first, atInputStart: batches == 0, isLast: isLast)
+      index: batches, bytes: bytes, first: first, atInputStart: batches == 0, isLast: isLast,
+      start: start)
     newlinesBefore = newlines
     batches += 1
     return batch
+  }
+}
+
+extension BatchReader {
+  /// Where a batch cut at `split` probably starts: after an element when its first byte is a
+  /// comma, after the comma or the `[` when the byte before it is one (outside an envelope,
+  /// neither is JSON); between input values otherwise.
+  private func guessStart(at split: StreamOffset, in view: InputView) -> BatchStart {
+    guard guessesElements, split < view.end else { return .topLevel }
+    if view[split] == UInt8(ascii: ",") { return .betweenElements(.afterElement, anyWritten: true) }
+    var last = split
+    while last > view.start, JSONText.isWhitespace(view[last - 1]) { last = last - 1 }
+    guard last > view.start else { return .topLevel }
+    switch ElementsPlace(after: view[last - 1]) {
+    case .afterOpen: return .betweenElements(.afterOpen, anyWritten: false)
+    case .afterComma: return .betweenElements(.afterComma, anyWritten: true)
+    case .afterElement: return .topLevel
+    }
   }
 }
 
@@ -63,7 +96,9 @@ extension StreamConverter {
   {
     let local = ConversionEngine(
       options: options, keepsRejects: rejects != nil, capacities: capacities, store: store)
-    var reader = BatchReader(batchBytes: batchBytes)
+    var reader = BatchReader(
+      batchBytes: batchBytes,
+      startsBetweenElements: Framer.firstStepBatchesStartAt(options: options) != nil)
     var submitted = 0
     var written = 0
     var endOfInput = false
@@ -82,8 +117,12 @@ extension StreamConverter {
 
     /// Where one pass would go on that batches cannot: from here, the input is converted on
     /// this thread (the bytes from this place to the end of what was read, where they start,
-    /// and whether that is the start of the input).
-    var resume: (bytes: [UInt8], first: TextPosition, atInputStart: Bool)? = nil
+    /// whether that is the start of the input, and where in its structure).
+    var resume: (bytes: [UInt8], first: TextPosition, atInputStart: Bool, start: BatchStart)? =
+      nil
+    /// Where the next batch starts in the input's structure, as the batch before it ended (nil
+    /// while a carry is open).
+    var nextStart: BatchStart? = .topLevel
 
     /// Writes the next batch's result (converted again after the previous one's carry), or,
     /// once the rest goes on on this thread, adds the batch's bytes to that rest.
@@ -97,23 +136,31 @@ extension StreamConverter {
       }
       let carriedIn = carry
       if let previous = carry {
-        result = convertBatch(batch, carry: previous.bytes, carryStart: previous.first, with: local)
+        result = convertBatch(
+          batch, carry: previous.bytes, carryStart: previous.first, start: .topLevel, with: local)
+      } else if let nextStart, nextStart != result.startedAt {
+        // The reader guessed wrong where the batch starts: converted again from where the one
+        // before it ended.
+        result = convertBatch(batch, start: nextStart, with: local)
+      } else if case .betweenElements = batch.start {
+        batchesStartedBetweenElements += 1
       }
       carry = nil
+      nextStart = result.next
       if result.outcome == .abandoned && !batch.isLast {
         // The envelope broke (its path iterates): one pass skips from the break to the end of
         // the input, the batch only to its own end. Its result is dropped; from its start on,
         // the input is converted on this thread.
         resume = (
           (carriedIn?.bytes ?? []) + batch.bytes.buffer.bytes, carriedIn?.first ?? batch.first,
-          batch.atInputStart && carriedIn == nil
+          batch.atInputStart && carriedIn == nil, result.startedAt
         )
         return (.completed, batch.isLast)
       }
       if let carried = result.carry {
         if result.carryIsEnvelope {
           // One envelope, cut nowhere: from its start on, the input goes on on this thread.
-          resume = (carried, result.carryStart, false)
+          resume = (carried, result.carryStart, false, result.carryStartsAt)
         } else {
           carry = (carried, result.carryStart)
         }
@@ -139,13 +186,14 @@ extension StreamConverter {
       if let resume {
         return try continueOnThisThread(
           descriptor, name: name, carry: resume.bytes, pending: reader.pendingBytes,
-          first: resume.first, atInputStart: resume.atInputStart, alreadyRead: total,
-          documentsBefore: documentsFound)
+          first: resume.first, atInputStart: resume.atInputStart, start: resume.start,
+          alreadyRead: total, documentsBefore: documentsFound)
       }
       return try continueOnThisThread(
         descriptor, name: name, carry: carry?.bytes, pending: reader.pendingBytes,
         first: carry?.first ?? reader.pendingStart,
-        atInputStart: reader.atInputStart && carry == nil, alreadyRead: total,
+        atInputStart: reader.atInputStart && carry == nil,
+        start: carry == nil ? nextStart ?? .topLevel : .topLevel, alreadyRead: total,
         documentsBefore: documentsFound)
     }
 

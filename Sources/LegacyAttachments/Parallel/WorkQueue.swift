@@ -7,6 +7,8 @@ struct Batch: Sendable {
   var atInputStart: Bool
   /// The input ends with this batch.
   var isLast: Bool
+  /// Where the batch starts in the input's structure, as the reader guessed it.
+  var start = BatchStart.topLevel
 }
 
 /// A batch's input: the very buffer the reader read it into, handed over rather than copied
@@ -36,31 +38,43 @@ struct BatchResult: Sendable {
   /// The carry is an envelope whose documents are array elements: one value, cut nowhere, so
   /// the input goes on on one thread from its start.
   var carryIsEnvelope = false
+  /// Where in the input's structure the carry starts.
+  var carryStartsAt = BatchStart.topLevel
+  /// Where the batch was converted from.
+  var startedAt = BatchStart.topLevel
+  /// Where the next batch starts, when this one ended with nothing carried (nil after a carry,
+  /// a stop, or the input's end).
+  var next: BatchStart? = nil
 }
 
 /// Converts one batch with `engine` (fresh batch state, results collected), after the bytes of
-/// a document that the previous batch left open (`carry`, starting at `carryStart`).
+/// a document that the previous batch left open (`carry`, starting at `carryStart`), from
+/// `start` in the input's structure (by default, where the reader guessed the batch starts).
 func convertBatch(
   _ batch: Batch, carry: [UInt8]? = nil, carryStart: TextPosition? = nil,
-  with engine: ConversionEngine
+  start: BatchStart? = nil, with engine: ConversionEngine
 ) -> BatchResult {
   var result = BatchResult()
   engine.statistics = ConversionStatistics()
   // Only the whole input can tell that the path found no document in it.
   engine.reportsNoDocument = false
+  result.startedAt = start ?? batch.start
   engine.beginBatch(
-    first: carryStart ?? batch.first, atInputStart: batch.atInputStart && carry == nil)
+    first: carryStart ?? batch.first, atInputStart: batch.atInputStart && carry == nil,
+    start: result.startedAt)
   if let carry { carry.withUnsafeBytes { engine.feed($0) } }
   engine.feed(UnsafeRawBufferPointer(batch.bytes.buffer.bytes))
   if batch.isLast {
     result.outcome = engine.finishReading()
   } else {
-    let (outcome, carry, carriesEnvelope) = engine.finishBatch()
-    result.outcome = outcome
-    if let carry {
+    let end = engine.finishBatch()
+    result.outcome = end.outcome
+    result.next = end.next
+    if let carry = end.carry {
       result.carry = carry.bytes
       result.carryStart = carry.first
-      result.carryIsEnvelope = carriesEnvelope
+      result.carryStartsAt = carry.start
+      result.carryIsEnvelope = end.carriesEnvelope
     }
   }
   engine.moveResults(into: &result)

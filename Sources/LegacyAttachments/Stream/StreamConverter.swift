@@ -32,6 +32,10 @@ public final class StreamConverter {
   /// enough that a few batches per worker in flight stay within the memory budget. Tests make
   /// it tiny to cut documents everywhere.
   @_spi(Testing) public var batchBytes = 1 << 20
+  /// Batches that started between the elements of an envelope begun in an earlier batch and
+  /// were written as a worker converted them (for the tests: they show that one envelope was
+  /// spread over threads).
+  @_spi(Testing) public internal(set) var batchesStartedBetweenElements = 0
   /// The engines' starting buffer sizes (tests make them tiny).
   let capacities: EngineCapacities
 
@@ -155,14 +159,15 @@ public final class StreamConverter {
   }
 
   /// Continues an input on this thread from the middle: `carry` then `pending` (already read
-  /// and counted) start at `first`.
+  /// and counted) start at `first`, at `start` in the input's structure.
   func continueOnThisThread(
     _ descriptor: SystemFileDescriptor, name: String, carry: [UInt8]?,
     pending: UnsafeRawBufferPointer,
-    first: TextPosition, atInputStart: Bool, alreadyRead: Int, documentsBefore: Int
+    first: TextPosition, atInputStart: Bool, start: BatchStart, alreadyRead: Int,
+    documentsBefore: Int
   ) throws(ConversionIOError) -> InputOutcome {
     engine.lineAtATime = false
-    engine.beginBatch(first: first, atInputStart: atInputStart)
+    engine.beginBatch(first: first, atInputStart: atInputStart, start: start)
     engine.reportsNoDocument = true
     engine.documentsBefore = documentsBefore
     engine.statistics.bytesIn -= (carry?.count ?? 0) + pending.count

@@ -34,6 +34,17 @@ struct YajlParser: ~Copyable {
     Self.status(yajl_parse(handle, bytes, count))
   }
 
+  /// Parses `text` without calling back, to put the parser somewhere inside a value (the
+  /// callbacks the parser was made with, `callbacks`, are set aside meanwhile).
+  func parseWithoutCallbacks(
+    _ text: UnsafeBufferPointer<UInt8>, callbacks: UnsafeMutablePointer<yajl_callbacks>
+  ) -> YajlStatus {
+    let saved = callbacks.pointee
+    callbacks.pointee = yajl_callbacks()
+    defer { callbacks.pointee = saved }
+    return Self.status(yajl_parse(handle, text.baseAddress, text.count))
+  }
+
   /// Tells the parser the input has ended.
   func complete() -> YajlStatus { Self.status(yajl_complete_parse(handle)) }
 
