@@ -67,7 +67,8 @@ bytes_pushed=$(stat -c %s "$pushed")
 
 # name | input bytes | command (reads its input itself, output to /dev/null)
 names=(json_verify json_reformat yajl-no-callbacks yajl-empty-callbacks push-j1 pull-j1
-  "push-j$jobs" "pull-j$jobs" push-changes pull-changes yajl-empty-callbacks-changes jq python)
+  "push-j$jobs" "pull-j$jobs" push-changes pull-changes "push-changes-j$jobs" yajl-empty-callbacks-changes
+  jq python)
 declare -A cmd size samples
 cmd[json_verify]="json_verify -q -s < $corpus"
 cmd[json_reformat]="json_reformat -m -s < $corpus > /dev/null"
@@ -79,6 +80,7 @@ cmd[push-j$jobs]="$bin --push -j $jobs $corpus > /dev/null"
 cmd[pull-j$jobs]="$bin --pull -j $jobs $pushed > /dev/null"
 cmd[push-changes]="$bin --push -j 1 --format changes $changes > /dev/null"
 cmd[pull-changes]="$bin --pull -j 1 --format changes $changes > /dev/null"
+cmd[push-changes-j$jobs]="$bin --push -j $jobs --format changes $changes > /dev/null"
 cmd[yajl-empty-callbacks-changes]="$floor empty < $changes"
 cmd[jq]="jq -c -f bench/push.jq $small > /dev/null"
 cmd[python]="python3 bench/push.py < $small > /dev/null"
@@ -88,6 +90,7 @@ done
 for name in pull-j1 "pull-j$jobs"; do size[$name]=$bytes_pushed; done
 size[push-changes]=$bytes_changes
 size[pull-changes]=$bytes_changes
+size[push-changes-j$jobs]=$bytes_changes
 size[yajl-empty-callbacks-changes]=$bytes_changes
 size[jq]=$bytes_small
 size[python]=$bytes_small
@@ -132,6 +135,10 @@ printf '| push-j1 / jq | %s | >= 50x |\n' "$(ratio push-j1 jq)"
 printf '| push-j1 / python | %s | |\n' "$(ratio push-j1 python)"
 printf '| push-j%s / push-j1 | %s | >= 1.6x with 2 jobs |\n' "$jobs" "$(ratio "push-j$jobs" push-j1)"
 printf '| pull-j%s / pull-j1 | %s | |\n' "$jobs" "$(ratio "pull-j$jobs" pull-j1)"
+printf '| push --format changes -j%s / -j1 (one body, cut between its rows) | %s | |\n' "$jobs" \
+  "$(ratio "push-changes-j$jobs" push-changes)"
+printf '| push --format changes -j%s / push-j%s (per input byte) | %s | |\n' "$jobs" "$jobs" \
+  "$(ratio "push-changes-j$jobs" "push-j$jobs")"
 printf '| push --format changes / push-j1 (per input byte) | %s | >= 0.95x |\n' \
   "$(ratio push-changes push-j1)"
 # The same documents: the time of lines over the time of the envelope.
@@ -152,6 +159,10 @@ printf '| the ceiling for the 0.95x target: the envelope free beyond yajl (per i
 "$bin" --push -j "$jobs" "$corpus" | cmp -s - <("$bin" --push -j 1 "$corpus") \
   && echo "push -j $jobs output is byte-identical to -j 1" \
   || { echo "push -j $jobs output DIFFERS from -j 1" >&2; exit 1; }
+"$bin" --push -j "$jobs" --format changes "$changes" \
+  | cmp -s - <("$bin" --push -j 1 --format changes "$changes") \
+  && echo "push --format changes -j $jobs output is byte-identical to -j 1" \
+  || { echo "push --format changes -j $jobs output DIFFERS from -j 1" >&2; exit 1; }
 
 # Instructions (valgrind), on the first 10 MiB of the corpus and of its pushed form.
 if [ "$callgrind" = 1 ]; then

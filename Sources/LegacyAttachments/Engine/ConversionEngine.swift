@@ -174,6 +174,9 @@ final class ConversionEngine {
     set { context.pointee.handler.documentsBefore = newValue }
   }
 
+  /// The bytes the input window has room for (it grows to the longest stretch needed at once).
+  var inputCapacity: Int { window.capacity }
+
   /// Documents the path found in the last input (or batch) that ended.
   private(set) var documentsInLastInput = 0
 
@@ -327,6 +330,8 @@ final class ConversionEngine {
         let end: StreamOffset
         if final {
           end = window.end
+        } else if parsesAnywhere {
+          end = lastCharacterEnd()
         } else if let lineEnd = lastLineEnd() {
           end = lineEnd
         } else {
@@ -336,6 +341,24 @@ final class ConversionEngine {
         parse(upTo: end)
       }
     }
+  }
+
+  /// Whether what has been read is parsed up to its end rather than to its last line end: with
+  /// a path that iterates (or the list framing), a malformed input is skipped to its end, never
+  /// resumed at a line, so nothing needs whole lines; and a compact envelope is one line, which
+  /// must not be held whole (`--push` writes each envelope as one line).
+  private var parsesAnywhere: Bool {
+    !lineAtATime && context.pointee.handler.framer.iterates
+  }
+
+  /// The end of what has been read, less a character it ends inside (checked when it is whole).
+  private func lastCharacterEnd() -> StreamOffset {
+    let view = window.view
+    guard view.end > parsePosition else { return view.end }
+    let last = view.lastCharacter(before: view.end, notBefore: parsePosition)
+    let lead = view[last]
+    let length = lead < 0xC0 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+    return view.end - last >= length ? view.end : last
   }
 
   /// One past the last newline after ``parsePosition`` (the first one, one line at a time).

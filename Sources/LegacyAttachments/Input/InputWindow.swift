@@ -17,6 +17,9 @@ struct InputWindow: ~Copyable {
     storage = ByteBuffer(capacity: capacity)
   }
 
+  /// The bytes the buffer has room for.
+  var capacity: Int { storage.capacity }
+
   /// The stream offset just past the last byte held.
   var end: StreamOffset { start + storage.count }
 

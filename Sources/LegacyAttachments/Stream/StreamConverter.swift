@@ -25,8 +25,9 @@ public final class StreamConverter {
   public var unbuffered = false
   /// Bytes asked of each `read(2)`; tests set tiny sizes to split documents anywhere.
   public var readSize = 1 << 18
-  /// Worker threads for `--format lines` input (1: convert on the calling thread). Output is in
-  /// input order and the same whatever the number.
+  /// Worker threads (1: convert on the calling thread) for NDJSON, envelopes one per line, and
+  /// one envelope whose rows are one per line (cut between them). Output is in input order and
+  /// the same whatever the number.
   public var jobs = 1
   /// Bytes per batch with several jobs: big enough that a worker spends its time in yajl, small
   /// enough that a few batches per worker in flight stay within the memory budget. Tests make
