@@ -726,6 +726,8 @@ final class ConversionEngine {
     context.pointee.scanner.restart()
     context.pointee.handler.lines = LineCounter()
     documentsInLastInput = context.pointee.handler.framer.documentsInInput
+    rowsIndexedFromBatchStart = rowsIndexedFromCurrentBatchStart
+    batchStart = .topLevel
     context.pointee.handler.documentsBefore = 0
     context.pointee.handler.framer.startInput()
   }
@@ -735,7 +737,12 @@ final class ConversionEngine {
   /// Starts a batch: the bytes fed next are a piece of an input whose first byte is at `first`,
   /// and at `start` in its structure. Only the piece at the very start of an input may have a
   /// byte-order mark.
-  func beginBatch(first: TextPosition, atInputStart: Bool, start: BatchStart = .topLevel) {
+  ///
+  /// `elementsBefore`: with a `start` between elements, how many elements of the array came
+  /// before, when it is known (0 otherwise: rows then count from the batch's start).
+  func beginBatch(
+    first: TextPosition, atInputStart: Bool, start: BatchStart = .topLevel, elementsBefore: Int = 0
+  ) {
     stop = nil
     checkingByteOrderMark = atInputStart
     context.pointee.handler.lines = LineCounter(first: first)
@@ -748,11 +755,31 @@ final class ConversionEngine {
     let status = parser.parseWithoutCallbacks(priming.bytes, callbacks: callbacks)
     precondition(status == .ok, "the priming text is JSON's start")
     context.pointee.handler.framer.startBetweenElements(
-      anyWritten: anyWritten, position: first, results: &context.pointee.handler.results)
+      anyWritten: anyWritten, elementsBefore: elementsBefore, position: first,
+      results: &context.pointee.handler.results)
+    batchOutputStart = context.pointee.handler.results.outputPosition
   }
 
-  /// Where the current batch started (``beginBatch(first:atInputStart:start:)``).
+  /// Where the current batch started (``beginBatch(first:atInputStart:start:elementsBefore:)``).
   private var batchStart = BatchStart.topLevel
+  /// The output position where a batch started between elements began.
+  private var batchOutputStart = 0
+
+  /// With rows that say where each document is, in the last batch, if it started between
+  /// elements: the end (in the batch's output) of the rows whose paths index that envelope's
+  /// array from the batch's start (nil when there are none to correct).
+  private(set) var rowsIndexedFromBatchStart: Int? = nil
+
+  private var rowsIndexedFromCurrentBatchStart: Int? {
+    guard context.pointee.handler.framer.rowsSayWhere, case .betweenElements = batchStart else {
+      return nil
+    }
+    let end =
+      context.pointee.handler.framer.primedEnvelopeOpen
+      ? context.pointee.handler.results.outputPosition
+      : context.pointee.handler.framer.primedRowsEnd ?? batchOutputStart
+    return end - batchOutputStart
+  }
 
   /// How a batch that is not its input's last ended (``finishBatch()``).
   struct BatchEnd {
@@ -766,6 +793,11 @@ final class ConversionEngine {
     /// Where the next batch starts, when the batch ended with nothing open (or between the
     /// elements of an envelope that goes on); nil after a carry or a stop.
     var next: BatchStart? = nil
+    /// Between elements: how many of the array's elements the batch read, and whether they
+    /// count from the batch's start (the envelope was open when it began) or from the
+    /// envelope's (it began in the batch).
+    var elementsRead = 0
+    var elementsCountFromBatchStart = false
   }
 
   /// Ends a batch that is not the end of its input (it ends just before a line starting with
@@ -817,7 +849,9 @@ final class ConversionEngine {
         // (The batch holds the token before its end: the `[` at least.)
         let place = ElementsPlace(after: view[last - 1])
         return BatchEnd(
-          outcome: outcome, next: .betweenElements(place, anyWritten: anyWritten))
+          outcome: outcome, next: .betweenElements(place, anyWritten: anyWritten),
+          elementsRead: context.pointee.handler.framer.elementsRead,
+          elementsCountFromBatchStart: context.pointee.handler.framer.primedEnvelopeOpen)
       }
     }
     if let open = context.pointee.handler.framer.takeBackOpenValue(

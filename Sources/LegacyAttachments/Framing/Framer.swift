@@ -180,12 +180,49 @@ struct Framer: ~Copyable {
   let elementsStep: Int?
 
   /// The path's first `[]`, when `-j` batches of one envelope may start between the elements of
-  /// the array it iterates: when the output is one value per input value. (Rows name elements
-  /// by their index, and a merged list or `_bulk_docs` bodies count them; those batches go on
-  /// from the start of the envelope instead.)
+  /// the array it iterates: when the output is one value per input value, or rows (whose paths
+  /// name elements by an index counted from the batch's start, which the driver corrects:
+  /// ``primedRowsEnd``). A merged list and `_bulk_docs` bodies count elements into their output
+  /// as they go; those batches go on from the start of the envelope instead.
   static func firstStepBatchesStartAt(options: ConversionOptions) -> Int? {
-    guard options.framing != .list, OutputStyle(options: options) == .values else { return nil }
-    return options.documents.steps.firstIndex { $0 == .elements }
+    guard options.framing != .list else { return nil }
+    switch OutputStyle(options: options) {
+    case .values, .rows: return options.documents.steps.firstIndex { $0 == .elements }
+    case .mergedList, .bulkDocs: return nil
+    }
+  }
+
+  /// What a row's `path` member starts with, up to the index of the path's first `[]`
+  /// (`"path":".results[`), when batches may start between that array's elements.
+  static func rowPathBeforeFirstIndex(options: ConversionOptions) -> [UInt8]? {
+    guard let arrayStep = firstStepBatchesStartAt(options: options) else { return nil }
+    var text = arrayStep == 0 ? ".[" : ""
+    for case .member(let name) in options.documents.steps[0..<arrayStep] {
+      text += "." + DocumentPath.written(name)
+    }
+    if arrayStep > 0 { text += "[" }
+    var quoted = ByteBuffer(capacity: 64)
+    text.withUTF8 { JSONText.appendQuoted($0, to: &quoted) }
+    // Without the closing quote: the index follows.
+    return Array("\"path\":".utf8) + Array(quoted.bytes.dropLast())
+  }
+
+  /// With a batch started between elements (``startBetweenElements``): whether that envelope is
+  /// still open, and the output position where it ended (rows before it name its elements by
+  /// an index counted from the batch's start).
+  private(set) var primedEnvelopeOpen = false
+  private(set) var primedRowsEnd: Int? = nil
+
+  /// Elements read so far of the path's first iterated array, in the envelope open now.
+  var elementsRead: Int {
+    guard let arrayStep = elementsStep, frames.count > arrayStep else { return 0 }
+    return frames[arrayStep].count
+  }
+
+  private mutating func primedEnvelopeEnded(results: borrowing Results) {
+    guard primedEnvelopeOpen else { return }
+    primedEnvelopeOpen = false
+    primedRowsEnd = results.outputPosition
   }
   /// Whether the output is rows that say where each document is (a path that is not `.`).
   let rowsSayWhere: Bool
@@ -225,6 +262,8 @@ struct Framer: ~Copyable {
   mutating func startInput() {
     restart()
     documentsInInput = 0
+    primedEnvelopeOpen = false
+    primedRowsEnd = nil
   }
 
   // MARK: Tokens
@@ -436,6 +475,7 @@ struct Framer: ~Copyable {
       if writesValues && wroteValue { results.output.append(UInt8(ascii: "\n")) }
       wroteValue = false
       boundary.isSet = false
+      if primedEnvelopeOpen { primedEnvelopeEnded(results: results) }
       holdBack(&results)
     } else if iterates && units.isEmpty {
       // (Holds back from the new boundary: what the ended unit held is free.)
@@ -535,8 +575,11 @@ struct Framer: ~Copyable {
   /// began in an earlier batch (`anyWritten`: an element of it written): the framer is put
   /// there as reading the envelope up to here would have put it, but for what is counted from
   /// the envelope's start (elements, documents), which counts from the batch's start.
+  ///
+  /// `elementsBefore` is how many elements of the array came before, when it is known (on one
+  /// thread); a worker counts from 0, and the driver corrects the rows (``primedRowsEnd``).
   mutating func startBetweenElements(
-    anyWritten: Bool, position: TextPosition, results: inout Results
+    anyWritten: Bool, elementsBefore: Int, position: TextPosition, results: inout Results
   ) {
     restart()
     let arrayStep = elementsStep!
@@ -545,9 +588,11 @@ struct Framer: ~Copyable {
       frames.push(
         EnvelopeFrame(
           isArray: isArray, childStep: step + 1, memberOnPath: !isArray, iterated: isArray,
-          written: isArray && anyWritten ? 1 : 0))
+          count: isArray ? elementsBefore : 0, written: isArray && anyWritten ? 1 : 0))
     }
-    wroteValue = true
+    wroteValue = style.writesEnvelope
+    primedEnvelopeOpen = true
+    primedRowsEnd = nil
     openEnvelope = (.zero, position, mark(results), documentsInInput, startsBatch: true)
     setBoundary(at: .zero, results: &results)
   }
@@ -557,8 +602,9 @@ struct Framer: ~Copyable {
   /// whether an element has been written.
   var betweenElementsWritten: Bool? {
     guard let arrayStep = elementsStep, frames.count == arrayStep + 1, units.isEmpty,
-      rejectedUnits == 0, !hasRejectedUnitEnded, pendingSeparator == nil, wroteValue,
-      boundary.isSet, boundary.depth == frames.count
+      rejectedUnits == 0, !hasRejectedUnitEnded, pendingSeparator == nil,
+      wroteValue == style.writesEnvelope,
+      !takesBack || (boundary.isSet && boundary.depth == frames.count)
     else { return nil }
     for step in 0...arrayStep {
       let frame = frames[step]
@@ -696,6 +742,7 @@ struct Framer: ~Copyable {
       if style == .values && depth > 0 { results.output.append(UInt8(ascii: "\n")) }
     }
     point.valueWasOpen = point.valueWasOpen || depth < frames.count
+    primedEnvelopeEnded(results: results)
     restart()
     holdBack(&results)
     return point

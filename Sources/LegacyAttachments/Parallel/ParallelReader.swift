@@ -118,11 +118,18 @@ extension StreamConverter {
     /// Where one pass would go on that batches cannot: from here, the input is converted on
     /// this thread (the bytes from this place to the end of what was read, where they start,
     /// whether that is the start of the input, and where in its structure).
-    var resume: (bytes: [UInt8], first: TextPosition, atInputStart: Bool, start: BatchStart)? =
-      nil
+    var resume:
+      (
+        bytes: [UInt8], first: TextPosition, atInputStart: Bool, start: BatchStart,
+        elementsBefore: Int
+      )? = nil
     /// Where the next batch starts in the input's structure, as the batch before it ended (nil
     /// while a carry is open).
     var nextStart: BatchStart? = .topLevel
+    /// Starting between elements: how many of the array's elements came before the next batch
+    /// (rows' paths count them).
+    var elementsBefore = 0
+    let rowPathPrefix = Framer.rowPathBeforeFirstIndex(options: options)
 
     /// Writes the next batch's result (converted again after the previous one's carry), or,
     /// once the rest goes on on this thread, adds the batch's bytes to that rest.
@@ -141,26 +148,44 @@ extension StreamConverter {
       } else if let nextStart, nextStart != result.startedAt {
         // The reader guessed wrong where the batch starts: converted again from where the one
         // before it ended.
-        result = convertBatch(batch, start: nextStart, with: local)
+        result = convertBatch(
+          batch, start: nextStart, elementsBefore: elementsBefore, with: local)
       } else if case .betweenElements = batch.start {
         batchesStartedBetweenElements += 1
       }
       carry = nil
       nextStart = result.next
+      if let end = result.rowsIndexedFromBatchStart, let rowPathPrefix,
+        elementsBefore != result.elementsBefore
+      {
+        result.addToRowIndexes(
+          elementsBefore - result.elementsBefore, after: rowPathPrefix, before: end)
+      }
+      let batchElementsBefore = elementsBefore
+      if case .betweenElements = result.next {
+        elementsBefore =
+          result.elementsCountFromBatchStart
+          ? elementsBefore + result.elementsRead - result.elementsBefore : result.elementsRead
+      } else {
+        elementsBefore = 0
+      }
       if result.outcome == .abandoned && !batch.isLast {
         // The envelope broke (its path iterates): one pass skips from the break to the end of
         // the input, the batch only to its own end. Its result is dropped; from its start on,
         // the input is converted on this thread.
         resume = (
           (carriedIn?.bytes ?? []) + batch.bytes.buffer.bytes, carriedIn?.first ?? batch.first,
-          batch.atInputStart && carriedIn == nil, result.startedAt
+          batch.atInputStart && carriedIn == nil, result.startedAt, batchElementsBefore
         )
         return (.completed, batch.isLast)
       }
       if let carried = result.carry {
         if result.carryIsEnvelope {
           // One envelope, cut nowhere: from its start on, the input goes on on this thread.
-          resume = (carried, result.carryStart, false, result.carryStartsAt)
+          resume = (
+            carried, result.carryStart, false, result.carryStartsAt,
+            result.carryStartsAt == .topLevel ? 0 : batchElementsBefore
+          )
         } else {
           carry = (carried, result.carryStart)
         }
@@ -187,13 +212,15 @@ extension StreamConverter {
         return try continueOnThisThread(
           descriptor, name: name, carry: resume.bytes, pending: reader.pendingBytes,
           first: resume.first, atInputStart: resume.atInputStart, start: resume.start,
-          alreadyRead: total, documentsBefore: documentsFound)
+          elementsBefore: resume.elementsBefore, alreadyRead: total, documentsBefore: documentsFound
+        )
       }
       return try continueOnThisThread(
         descriptor, name: name, carry: carry?.bytes, pending: reader.pendingBytes,
         first: carry?.first ?? reader.pendingStart,
         atInputStart: reader.atInputStart && carry == nil,
-        start: carry == nil ? nextStart ?? .topLevel : .topLevel, alreadyRead: total,
+        start: carry == nil ? nextStart ?? .topLevel : .topLevel,
+        elementsBefore: carry == nil ? elementsBefore : 0, alreadyRead: total,
         documentsBefore: documentsFound)
     }
 

@@ -45,23 +45,35 @@ struct BatchResult: Sendable {
   /// Where the next batch starts, when this one ended with nothing carried (nil after a carry,
   /// a stop, or the input's end).
   var next: BatchStart? = nil
+  /// Ending between elements: the elements of the path's first array it read, counted from its
+  /// start or (when the envelope began in it) from the envelope's.
+  var elementsRead = 0
+  var elementsCountFromBatchStart = false
+  /// The elements before the batch that its rows' paths count (0 for a worker, which does not
+  /// know them), and the end of the rows that count from there (``ConversionEngine/rowsIndexedFromBatchStart``).
+  var elementsBefore = 0
+  var rowsIndexedFromBatchStart: Int? = nil
 }
 
 /// Converts one batch with `engine` (fresh batch state, results collected), after the bytes of
 /// a document that the previous batch left open (`carry`, starting at `carryStart`), from
 /// `start` in the input's structure (by default, where the reader guessed the batch starts).
+///
+/// `elementsBefore`: starting between elements, how many elements of the array came before
+/// (when known; rows' paths count from it).
 func convertBatch(
   _ batch: Batch, carry: [UInt8]? = nil, carryStart: TextPosition? = nil,
-  start: BatchStart? = nil, with engine: ConversionEngine
+  start: BatchStart? = nil, elementsBefore: Int = 0, with engine: ConversionEngine
 ) -> BatchResult {
   var result = BatchResult()
   engine.statistics = ConversionStatistics()
   // Only the whole input can tell that the path found no document in it.
   engine.reportsNoDocument = false
   result.startedAt = start ?? batch.start
+  result.elementsBefore = elementsBefore
   engine.beginBatch(
     first: carryStart ?? batch.first, atInputStart: batch.atInputStart && carry == nil,
-    start: result.startedAt)
+    start: result.startedAt, elementsBefore: elementsBefore)
   if let carry { carry.withUnsafeBytes { engine.feed($0) } }
   engine.feed(UnsafeRawBufferPointer(batch.bytes.buffer.bytes))
   if batch.isLast {
@@ -70,6 +82,8 @@ func convertBatch(
     let end = engine.finishBatch()
     result.outcome = end.outcome
     result.next = end.next
+    result.elementsRead = end.elementsRead
+    result.elementsCountFromBatchStart = end.elementsCountFromBatchStart
     if let carry = end.carry {
       result.carry = carry.bytes
       result.carryStart = carry.first
@@ -79,6 +93,7 @@ func convertBatch(
   }
   engine.moveResults(into: &result)
   result.documentsFound = engine.documentsInLastInput
+  result.rowsIndexedFromBatchStart = engine.rowsIndexedFromBatchStart
   result.fatalFailure = engine.fatalFailure
   result.statistics = engine.statistics
   result.statistics.bytesIn = 0

@@ -164,11 +164,12 @@ public final class StreamConverter {
   func continueOnThisThread(
     _ descriptor: SystemFileDescriptor, name: String, carry: [UInt8]?,
     pending: UnsafeRawBufferPointer,
-    first: TextPosition, atInputStart: Bool, start: BatchStart, alreadyRead: Int,
-    documentsBefore: Int
+    first: TextPosition, atInputStart: Bool, start: BatchStart, elementsBefore: Int,
+    alreadyRead: Int, documentsBefore: Int
   ) throws(ConversionIOError) -> InputOutcome {
     engine.lineAtATime = false
-    engine.beginBatch(first: first, atInputStart: atInputStart, start: start)
+    engine.beginBatch(
+      first: first, atInputStart: atInputStart, start: start, elementsBefore: elementsBefore)
     engine.reportsNoDocument = true
     engine.documentsBefore = documentsBefore
     engine.statistics.bytesIn -= (carry?.count ?? 0) + pending.count
