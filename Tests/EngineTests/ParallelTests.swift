@@ -258,6 +258,68 @@ struct ParallelTests {
     }
   }
 
+  @Test(
+    "--format list: one array of documents, as cbexport writes it, spread over threads",
+    arguments: [ConversionMode.push, .pull, .list, .check])
+  func listOverThreads(mode: ConversionMode) throws {
+    // `cbexport json --format list` writes `[`, then one document per line, each but the last
+    // followed by its comma. Several inputs make one merged list.
+    func documents(_ count: Int, from start: Int, bad: Bool) -> [String] {
+      (start..<start + count).map { index in
+        switch index % 7 {
+        case 3 where bad: #"{"_id":"\#(index)","_attachments":{},"_attachments":{}}"#
+        case 5 where bad: #""not a document \#(index)""#
+        case 1:
+          #"{"_id":"\#(index)","_attachments":{"old":{"digest":"sha1-o","stub":true}}}"#
+        default: #"{"_id":"\#(index)","p":{"@type":"blob","digest":"sha1-\#(index)"}}"#
+        }
+      }
+    }
+    let cbexport = "[\n" + documents(40, from: 0, bad: true).joined(separator: ",\n") + "\n]\n"
+    let second = "[\n" + documents(25, from: 100, bad: false).joined(separator: ",\n") + "\n]\n"
+    let leadingCommas = "[\n" + documents(20, from: 200, bad: true).joined(separator: "\n,") + "\n]"
+    let pretty =
+      "[\n"
+      + documents(20, from: 300, bad: false).map {
+        $0.replacingOccurrences(of: ",\"", with: ",\n  \"")
+      }.joined(separator: ",\n") + "\n]\n"
+    let variants: [(name: String, inputs: [String], keepGoing: Bool)] = [
+      ("cbexport", [cbexport], true),
+      ("merged", ["[]\n", cbexport, second, "[\n]\n", leadingCommas], true),
+      ("pretty", [pretty, second], true),
+      (
+        "malformed", [cbexport.replacingOccurrences(of: #"{"_id":"20","#, with: #"{"_id" "20","#)],
+        true
+      ),
+      ("more follows", [cbexport + #"{"_id":"after"}"# + "\n"], true),
+      ("cut short", [String(cbexport.dropLast(40))], true),
+      ("stops", [second, cbexport], false),
+    ]
+    for variant in variants {
+      var options = ConversionOptions(mode: mode, keepGoing: variant.keepGoing)
+      options.framing = .list
+      let inputs = variant.inputs.map { Array($0.utf8) }
+      let single = try convertFiles(inputs, options: options, jobs: 1, batchBytes: 1 << 20)
+      #expect(single.documents > 10, "\(variant.name)")
+      var spread = 0
+      for batchBytes in [1, 5, 23, 64, 200, 1 << 20] {
+        for jobs in [2, 3] {
+          let parallel = try convertFiles(
+            inputs, options: options, jobs: jobs, batchBytes: batchBytes,
+            batchesStartedBetweenElements: { spread += $0 })
+          #expect(parallel == single, "\(mode) \(variant.name) jobs \(jobs) batch \(batchBytes)")
+          #expect(
+            parallel.located == single.located,
+            "\(mode) \(variant.name) jobs \(jobs) batch \(batchBytes)")
+        }
+      }
+      let tiny = try convertFiles(
+        inputs, options: options, jobs: 2, batchBytes: 50, tinyBuffers: true)
+      #expect(tiny == single, "\(mode) \(variant.name) 16-byte buffers")
+      #expect(spread > 0, "\(mode) \(variant.name): \(spread)")
+    }
+  }
+
   @Test("fuzz: an envelope malformed at once, then another value, cut into tiny batches")
   func malformedEnvelopeAcrossBatches() throws {
     let input = Array(" {{\n{ ".utf8)

@@ -61,17 +61,31 @@ public func convertFile(
   tinyBuffers: Bool = false, readSize: Int = 1 << 18, keepsRejects: Bool = true,
   batchesStartedBetweenElements: ((Int) -> Void)? = nil
 ) throws -> Outcome {
+  try convertFiles(
+    [input], options: options, jobs: jobs, batchBytes: batchBytes, tinyBuffers: tinyBuffers,
+    readSize: readSize, keepsRejects: keepsRejects,
+    batchesStartedBetweenElements: batchesStartedBetweenElements)
+}
+
+/// ``convertFile(_:options:jobs:batchBytes:tinyBuffers:readSize:keepsRejects:batchesStartedBetweenElements:)``
+/// for several inputs, one after another into the same output (named `in`, `in2`, `in3`…).
+public func convertFiles(
+  _ inputs: [[UInt8]], options: ConversionOptions, jobs: Int, batchBytes: Int,
+  tinyBuffers: Bool = false, readSize: Int = 1 << 18, keepsRejects: Bool = true,
+  batchesStartedBetweenElements: ((Int) -> Void)? = nil
+) throws -> Outcome {
   let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
     "cbl-convert-\(UUID().uuidString)")
   try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
   defer { try? FileManager.default.removeItem(at: directory) }
-  let paths = ["in", "out", "rejects"].map { directory.appendingPathComponent($0).path }
-  _ = FileManager.default.createFile(atPath: paths[0], contents: Data(input))
-  let inputDescriptor = open(paths[0], O_RDONLY)
-  let outputDescriptor = open(paths[1], O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-  let rejectsDescriptor = open(paths[2], O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+  let names = inputs.indices.map { $0 == 0 ? "in" : "in\($0 + 1)" }
+  let paths = (names + ["out", "rejects"]).map { directory.appendingPathComponent($0).path }
+  for (index, input) in inputs.enumerated() {
+    _ = FileManager.default.createFile(atPath: paths[index], contents: Data(input))
+  }
+  let outputDescriptor = open(paths[inputs.count], O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+  let rejectsDescriptor = open(paths[inputs.count + 1], O_WRONLY | O_CREAT | O_TRUNC, 0o644)
   defer {
-    close(inputDescriptor)
     close(outputDescriptor)
     close(rejectsDescriptor)
   }
@@ -89,13 +103,19 @@ public func convertFile(
     diagnostics.append(diagnostic.formatted(inputName: name))
     located.append("\(diagnostic.kind.rawValue) \(diagnostic.description)")
   }
-  let outcome = try converter.convert(descriptor: inputDescriptor, name: "in")
+  var outcome = InputOutcome.completed
+  for (index, name) in names.enumerated() {
+    let inputDescriptor = open(paths[index], O_RDONLY)
+    defer { close(inputDescriptor) }
+    outcome = try converter.convert(descriptor: inputDescriptor, name: name)
+    if outcome == .stopped { break }
+  }
   try converter.finish()
   batchesStartedBetweenElements?(converter.batchesStartedBetweenElements)
   var result = Outcome(
-    output: Array(try Data(contentsOf: URL(fileURLWithPath: paths[1]))),
-    rejects: Array(try Data(contentsOf: URL(fileURLWithPath: paths[2]))), diagnostics: diagnostics,
-    outcome: outcome, documents: converter.statistics.documents,
+    output: Array(try Data(contentsOf: URL(fileURLWithPath: paths[inputs.count]))),
+    rejects: Array(try Data(contentsOf: URL(fileURLWithPath: paths[inputs.count + 1]))),
+    diagnostics: diagnostics, outcome: outcome, documents: converter.statistics.documents,
     errors: converter.statistics.errors,
     skipped: converter.statistics.bytesSkipped)
   result.located = located

@@ -174,6 +174,16 @@ final class ConversionEngine {
     set { context.pointee.handler.documentsBefore = newValue }
   }
 
+  /// The merged list's elements so far (`--format list`): written here, or added by the
+  /// driver of a `-j` run for what workers wrote.
+  var listElements: Int { context.pointee.handler.framer.listElements }
+
+  /// Counts elements of the merged list that another engine wrote.
+  func addListElements(_ count: Int) { context.pointee.handler.framer.addListElements(count) }
+
+  /// The elements of the merged list the last batch wrote.
+  private(set) var listElementsInLastBatch = 0
+
   /// The bytes the input window has room for (it grows to the longest stretch needed at once).
   var inputCapacity: Int { window.capacity }
 
@@ -727,6 +737,7 @@ final class ConversionEngine {
     context.pointee.handler.lines = LineCounter()
     documentsInLastInput = context.pointee.handler.framer.documentsInInput
     rowsIndexedFromBatchStart = rowsIndexedFromCurrentBatchStart
+    listElementsInLastBatch = context.pointee.handler.framer.listElementsWrittenInBatch
     batchStart = .topLevel
     context.pointee.handler.documentsBefore = 0
     context.pointee.handler.framer.startInput()
@@ -740,13 +751,21 @@ final class ConversionEngine {
   ///
   /// `elementsBefore`: with a `start` between elements, how many elements of the array came
   /// before, when it is known (0 otherwise: rows then count from the batch's start).
+  ///
+  /// `listElementsBefore`: for a worker, the elements the merged list (`--format list`) had
+  /// before the batch (only whether there were any matters; nil on the thread that writes).
   func beginBatch(
-    first: TextPosition, atInputStart: Bool, start: BatchStart = .topLevel, elementsBefore: Int = 0
+    first: TextPosition, atInputStart: Bool, start: BatchStart = .topLevel, elementsBefore: Int = 0,
+    listElementsBefore: Int? = nil
   ) {
     stop = nil
+    if let listElementsBefore {
+      context.pointee.handler.framer.setListElementsBefore(listElementsBefore)
+    }
     checkingByteOrderMark = atInputStart
     context.pointee.handler.lines = LineCounter(first: first)
     batchStart = start
+    if start == .afterList { context.pointee.handler.framer.startAfterList() }
     guard case .betweenElements(let place, let anyWritten) = start else { return }
     // yajl is put between the elements by text it parses without calling back; the framer is
     // put there directly.
@@ -839,7 +858,8 @@ final class ConversionEngine {
     let view = window.view
     if stop == nil, case .scanning = phase, context.pointee.scanner.openDocumentStart == nil {
       if !context.pointee.handler.framer.envelopeOpen {
-        return BatchEnd(outcome: outcome, next: .topLevel)
+        let listClosed = context.pointee.handler.framer.listHasClosed
+        return BatchEnd(outcome: outcome, next: listClosed ? .afterList : .topLevel)
       }
       if let anyWritten = context.pointee.handler.framer.betweenElementsWritten {
         // Everything written is final: the next batch goes on from here.

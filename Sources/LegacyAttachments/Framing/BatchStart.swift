@@ -4,6 +4,8 @@
 enum BatchStart: Equatable, Sendable {
   /// Between input values: a line of NDJSON, a new response body.
   case topLevel
+  /// `--format list`: after the input's array has closed (anything more is an error).
+  case afterList
   /// Inside one envelope that spans batches, among the elements of the first array the path
   /// iterates; `anyWritten` says whether an element of it has been written (the next one then
   /// needs a comma in the output).

@@ -133,7 +133,22 @@ struct Framer: ~Copyable {
   /// List framing: the input's array has closed.
   private var listClosed = false
   /// List framing: elements written, over all inputs (the merged list's commas).
-  private var listElements = 0
+  private(set) var listElements = 0
+  /// ``listElements`` when the current batch began (a worker's batches each count their own).
+  private var listElementsAtBatchStart = 0
+
+  /// List framing: the elements the current batch (or input) wrote.
+  var listElementsWrittenInBatch: Int { listElements - listElementsAtBatchStart }
+
+  /// List framing: the elements written before this batch, over all inputs, when a worker
+  /// converts the first batch of an input (only whether there was one matters).
+  mutating func setListElementsBefore(_ count: Int) {
+    listElements = count
+    listElementsAtBatchStart = count
+  }
+
+  /// List framing: elements written by other engines (the workers of a `-j` run).
+  mutating func addListElements(_ count: Int) { listElements += count }
   /// `_bulk_docs`: documents in the body being filled, and where it starts in the output.
   private var bodyDocuments = 0
   private var bodyStart: Int? = nil
@@ -175,27 +190,27 @@ struct Framer: ~Copyable {
 
   /// Whether the path is not `.` (rows then say where each document is).
   let pathIsDeep: Bool
-  /// The path's first `[]`, when a `-j` batch may start between the elements of the array it
-  /// iterates (``BatchStart/betweenElements(afterComma:)``).
+  /// When a `-j` batch may start between the elements of an array (``BatchStart``): the index
+  /// of its frame, which is the path's first `[]` (or 0, the list framing's own array).
   let elementsStep: Int?
 
-  /// The path's first `[]`, when `-j` batches of one envelope may start between the elements of
-  /// the array it iterates: when the output is one value per input value, or rows (whose paths
-  /// name elements by an index counted from the batch's start, which the driver corrects:
-  /// ``primedRowsEnd``). A merged list and `_bulk_docs` bodies count elements into their output
-  /// as they go; those batches go on from the start of the envelope instead.
+  /// When `-j` batches of one value may start between the elements of an array: the index of
+  /// the array's frame. That is the list framing's own array (frame 0), or the path's first
+  /// `[]`. Rows name elements by an index counted from the batch's start, which the driver
+  /// corrects (``primedRowsEnd``); the merged list's separators depend only on whether an
+  /// element was written. `_bulk_docs` bodies count documents into their output as they go;
+  /// those batches go on from the start of the envelope instead.
   static func firstStepBatchesStartAt(options: ConversionOptions) -> Int? {
-    guard options.framing != .list else { return nil }
-    switch OutputStyle(options: options) {
-    case .values, .rows: return options.documents.steps.firstIndex { $0 == .elements }
-    case .mergedList, .bulkDocs: return nil
-    }
+    if case .bulkDocs = OutputStyle(options: options) { return nil }
+    if options.framing == .list { return 0 }
+    return options.documents.steps.firstIndex { $0 == .elements }
   }
 
   /// What a row's `path` member starts with, up to the index of the path's first `[]`
   /// (`"path":".results[`), when batches may start between that array's elements.
   static func rowPathBeforeFirstIndex(options: ConversionOptions) -> [UInt8]? {
     guard let arrayStep = firstStepBatchesStartAt(options: options) else { return nil }
+    if options.framing == .list { return Array(#""path":".["#.utf8) }
     var text = arrayStep == 0 ? ".[" : ""
     for case .member(let name) in options.documents.steps[0..<arrayStep] {
       text += "." + DocumentPath.written(name)
@@ -264,6 +279,7 @@ struct Framer: ~Copyable {
     documentsInInput = 0
     primedEnvelopeOpen = false
     primedRowsEnd = nil
+    listElementsAtBatchStart = listElements
   }
 
   // MARK: Tokens
@@ -368,6 +384,7 @@ struct Framer: ~Copyable {
         guard isArray && !listClosed else {
           return .framingBroken(listClosed ? .moreFollows : .notAnArray(scalar ?? .object))
         }
+        noteEnvelopeStart(at: token.start, view: view, lines: &lines, results: results)
         frames.push(EnvelopeFrame(isArray: true, childStep: 0, iterated: true, isList: true))
         setBoundary(at: token.end, results: &results)
         return .envelope
@@ -551,12 +568,18 @@ struct Framer: ~Copyable {
 
   // MARK: Batches that start between elements
 
+  /// List framing: whether the input's array has closed.
+  var listHasClosed: Bool { listClosed }
+
+  /// List framing: a batch starts after the input's array has closed.
+  mutating func startAfterList() { listClosed = true }
+
   /// What puts yajl where ``startBetweenElements(anyWritten:position:results:)`` puts the
   /// framer: the objects down to the path's first `[]` opened at the path's members, the array
   /// opened, and at `place` among its elements (after an element, `null`, when there is one).
   func primingText(at place: ElementsPlace) -> ByteBuffer {
     var text = ByteBuffer(capacity: 64)
-    for index in 0..<elementsStep! {
+    for index in 0..<(listFraming ? 0 : elementsStep!) {
       let step = steps[index]
       text.append(UInt8(ascii: "{"))
       JSONText.appendQuoted(
@@ -582,15 +605,26 @@ struct Framer: ~Copyable {
     anyWritten: Bool, elementsBefore: Int, position: TextPosition, results: inout Results
   ) {
     restart()
-    let arrayStep = elementsStep!
-    for step in 0...arrayStep {
-      let isArray = step == arrayStep
+    if listFraming {
       frames.push(
         EnvelopeFrame(
-          isArray: isArray, childStep: step + 1, memberOnPath: !isArray, iterated: isArray,
-          count: isArray ? elementsBefore : 0, written: isArray && anyWritten ? 1 : 0))
+          isArray: true, childStep: 0, iterated: true, isList: true, count: elementsBefore,
+          written: anyWritten ? 1 : 0))
+      // The merged list's separator: whether an element has been written, in this input or
+      // before it.
+      listElements = anyWritten ? max(listElements, 1) : 0
+    } else {
+      let arrayStep = elementsStep!
+      for step in 0...arrayStep {
+        let isArray = step == arrayStep
+        frames.push(
+          EnvelopeFrame(
+            isArray: isArray, childStep: step + 1, memberOnPath: !isArray, iterated: isArray,
+            count: isArray ? elementsBefore : 0, written: isArray && anyWritten ? 1 : 0))
+      }
     }
-    wroteValue = style.writesEnvelope
+    listElementsAtBatchStart = listElements
+    wroteValue = writesValues
     primedEnvelopeOpen = true
     primedRowsEnd = nil
     openEnvelope = (.zero, position, mark(results), documentsInInput, startsBatch: true)
@@ -603,9 +637,15 @@ struct Framer: ~Copyable {
   var betweenElementsWritten: Bool? {
     guard let arrayStep = elementsStep, frames.count == arrayStep + 1, units.isEmpty,
       rejectedUnits == 0, !hasRejectedUnitEnded, pendingSeparator == nil,
-      wroteValue == style.writesEnvelope,
+      !writesValues || wroteValue, !listClosed,
       !takesBack || (boundary.isSet && boundary.depth == frames.count)
     else { return nil }
+    if listFraming {
+      let frame = frames[0]
+      guard frame.isArray, frame.childStep == 0, frame.iterated, frame.isList else { return nil }
+      // The merged list's separator counts every input's elements.
+      return listElements > 0
+    }
     for step in 0...arrayStep {
       let frame = frames[step]
       let isArray = step == arrayStep

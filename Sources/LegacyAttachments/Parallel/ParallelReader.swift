@@ -110,6 +110,8 @@ extension StreamConverter {
     var documentsFound = 0
 
     func submit(_ batch: Batch) {
+      var batch = batch
+      batch.listElementsBefore = engine.listElements
       kept[batch.index] = batch
       queue.submit(batch)
       submitted += 1
@@ -144,12 +146,18 @@ extension StreamConverter {
       let carriedIn = carry
       if let previous = carry {
         result = convertBatch(
-          batch, carry: previous.bytes, carryStart: previous.first, start: .topLevel, with: local)
-      } else if let nextStart, nextStart != result.startedAt {
+          batch, carry: previous.bytes, carryStart: previous.first, start: .topLevel,
+          listElementsBefore: engine.listElements, with: local)
+      } else if let nextStart,
+        nextStart != result.startedAt
+          || (nextStart == .topLevel
+            && (result.listElementsBefore > 0) != (engine.listElements > 0))
+      {
         // The reader guessed wrong where the batch starts: converted again from where the one
         // before it ended.
         result = convertBatch(
-          batch, start: nextStart, elementsBefore: elementsBefore, with: local)
+          batch, start: nextStart, elementsBefore: elementsBefore,
+          listElementsBefore: engine.listElements, with: local)
       } else if case .betweenElements = batch.start {
         batchesStartedBetweenElements += 1
       }
@@ -191,6 +199,7 @@ extension StreamConverter {
         }
       }
       documentsFound += result.documentsFound
+      engine.addListElements(result.listElementsWritten)
       try deliver(result)
       if let failure = result.fatalFailure { throw failure }
       if batch.isLast && result.outcome == .completed && documentsFound == 0 {

@@ -9,6 +9,8 @@ struct Batch: Sendable {
   var isLast: Bool
   /// Where the batch starts in the input's structure, as the reader guessed it.
   var start = BatchStart.topLevel
+  /// `--format list`: the merged list's elements before the input, as known when it was cut.
+  var listElementsBefore = 0
 }
 
 /// A batch's input: the very buffer the reader read it into, handed over rather than copied
@@ -53,6 +55,10 @@ struct BatchResult: Sendable {
   /// know them), and the end of the rows that count from there (``ConversionEngine/rowsIndexedFromBatchStart``).
   var elementsBefore = 0
   var rowsIndexedFromBatchStart: Int? = nil
+  /// `--format list`: the merged list's elements the batch was told came before it, and the
+  /// ones it wrote.
+  var listElementsBefore = 0
+  var listElementsWritten = 0
 }
 
 /// Converts one batch with `engine` (fresh batch state, results collected), after the bytes of
@@ -63,7 +69,8 @@ struct BatchResult: Sendable {
 /// (when known; rows' paths count from it).
 func convertBatch(
   _ batch: Batch, carry: [UInt8]? = nil, carryStart: TextPosition? = nil,
-  start: BatchStart? = nil, elementsBefore: Int = 0, with engine: ConversionEngine
+  start: BatchStart? = nil, elementsBefore: Int = 0, listElementsBefore: Int? = nil,
+  with engine: ConversionEngine
 ) -> BatchResult {
   var result = BatchResult()
   engine.statistics = ConversionStatistics()
@@ -71,9 +78,11 @@ func convertBatch(
   engine.reportsNoDocument = false
   result.startedAt = start ?? batch.start
   result.elementsBefore = elementsBefore
+  result.listElementsBefore = listElementsBefore ?? batch.listElementsBefore
   engine.beginBatch(
     first: carryStart ?? batch.first, atInputStart: batch.atInputStart && carry == nil,
-    start: result.startedAt, elementsBefore: elementsBefore)
+    start: result.startedAt, elementsBefore: elementsBefore,
+    listElementsBefore: result.listElementsBefore)
   if let carry { carry.withUnsafeBytes { engine.feed($0) } }
   engine.feed(UnsafeRawBufferPointer(batch.bytes.buffer.bytes))
   if batch.isLast {
@@ -94,6 +103,7 @@ func convertBatch(
   engine.moveResults(into: &result)
   result.documentsFound = engine.documentsInLastInput
   result.rowsIndexedFromBatchStart = engine.rowsIndexedFromBatchStart
+  result.listElementsWritten = engine.listElementsInLastBatch
   result.fatalFailure = engine.fatalFailure
   result.statistics = engine.statistics
   result.statistics.bytesIn = 0

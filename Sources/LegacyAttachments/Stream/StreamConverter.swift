@@ -94,16 +94,13 @@ public final class StreamConverter {
     return total
   }
 
-  /// Whether this run converts on several threads: input values one after another (`lines`),
-  /// each written on its own: documents (the path `.`), or envelopes that each hold their
-  /// documents (a continuous `_changes` feed, or envelopes one per line). An envelope whose
-  /// documents are elements of an array is one value, cut nowhere: from the first batch that
-  /// ends inside one, the input is converted on one thread. The list framing and `_bulk_docs`
-  /// bodies (which gather documents across batches) are converted on one thread. With `--blobs` too: a document's output can then be thousands of times its input, and a
-  /// batch holds the output of all its documents, so memory would not stay bounded by one
-  /// output document.
+  /// Whether this run converts on several threads: NDJSON, envelopes one per line, one
+  /// envelope (or `--format list` array) cut between its elements. `_bulk_docs` bodies gather
+  /// documents across batches, so they are converted on one thread; so is `--blobs`: a
+  /// document's output can then be thousands of times its input, and a batch holds the output
+  /// of all its documents, so memory would not stay bounded by one output document.
   private var runsInParallel: Bool {
-    jobs > 1 && options.framing == .lines && options.bulkDocs == nil && options.blobs == nil
+    jobs > 1 && options.bulkDocs == nil && options.blobs == nil
       && !unbuffered
   }
 
