@@ -320,6 +320,57 @@ struct ParallelTests {
     }
   }
 
+  @Test("review findings: a double comma at a cut, a rejected row before a break, --list rows kept")
+  func reviewFindings() throws {
+    // Two commas, the second starting a line: one pass locates the error at the first, so the
+    // second is no place to cut.
+    let doubleComma = Array(
+      "{\"rows\":[\r\n{\"doc\":{\"_id\":\"a\"}},\r\n,{\"doc\":{\"_id\":\"b\"}}\r\n]}\n".utf8)
+    var allDocs = ConversionOptions(mode: .push, keepGoing: true)
+    allDocs.documents = .allDocs
+    let single = try run(doubleComma, options: allDocs, jobs: 1)
+    #expect(
+      single.located.last?.hasPrefix("malformed-json 2:20: error: ") == true, "\(single.located)")
+    for batchBytes in 1...40 {
+      let parallel = try run(doubleComma, options: allDocs, jobs: 2, batchBytes: batchBytes)
+      #expect(parallel == single, "batch \(batchBytes)")
+      #expect(parallel.located == single.located, "batch \(batchBytes)")
+    }
+    // A rejected row, then the envelope breaks: the row is reported and saved (one pass lost
+    // both when the envelope was closed at the place after the row).
+    let rejectedThenBroken = Array(
+      "{\"results\":[\n{\"doc\":{\"_id\":\"bad\",\"_attachments\":{},\"_attachments\":{}}}\n,x]}\n"
+        .utf8)
+    var changes = ConversionOptions(mode: .push, keepGoing: true)
+    changes.documents = .changes
+    let broken = try run(rejectedThenBroken, options: changes, jobs: 1)
+    #expect(broken.errors == 2, "\(broken)")
+    #expect(broken.located.first?.hasPrefix("duplicate-attachments 2:39: error: ") == true)
+    #expect(
+      String(decoding: broken.rejects, as: UTF8.self)
+        == "{\"doc\":{\"_id\":\"bad\",\"_attachments\":{},\"_attachments\":{}}}\n,x]}\n")
+    #expect(broken.output == Array("{\"results\":[]}\n".utf8))
+    for batchBytes in [1, 12, 15, 16, 40] {
+      #expect(
+        try run(rejectedThenBroken, options: changes, jobs: 2, batchBytes: batchBytes) == broken)
+    }
+    // --list: a row holding two documents, the second rejected after the first one's rows went
+    // out (read a byte at a time): the rows stay (they cannot be taken back), and no crash.
+    let twoDocuments = Array(
+      ("{\"doc\":{\"_id\":\"a\",\"p\":{\"@type\":\"blob\",\"digest\":\"sha1-1\"}}\n"
+        + ",\"doc\":{\"_attachments\":{},\"_attachments\":{}}}").utf8)
+    var list = ConversionOptions(mode: .list, keepGoing: true)
+    list.documents = DocumentPath(steps: [.member("doc")])
+    let whole = try run(twoDocuments, options: list, jobs: 1)
+    #expect(String(decoding: whole.output, as: UTF8.self).contains(#""id":"a""#))
+    for readSize in [1, 7, 64] {
+      let piecewise = try convertFile(
+        twoDocuments, options: list, jobs: 1, batchBytes: 1 << 20, readSize: readSize)
+      #expect(piecewise == whole, "read size \(readSize)")
+    }
+    #expect(try run(twoDocuments, options: list, jobs: 2, batchBytes: 9) == whole)
+  }
+
   @Test("fuzz: an envelope malformed at once, then another value, cut into tiny batches")
   func malformedEnvelopeAcrossBatches() throws {
     let input = Array(" {{\n{ ".utf8)

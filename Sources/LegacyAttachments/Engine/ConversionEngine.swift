@@ -341,6 +341,11 @@ final class ConversionEngine {
         if final {
           end = window.end
         } else if parsesAnywhere {
+          // yajl lexes a token it holds part of again from its start at every call: a long one
+          // (a 60 MB `data` string) waits until as much again has been read, so that it is
+          // lexed a few times, not once per read.
+          let held = max(0, parsePosition - context.pointee.scanner.previousEnd)
+          guard window.end - parsePosition >= held else { return }
           end = lastCharacterEnd()
         } else if let lineEnd = lastLineEnd() {
           end = lineEnd

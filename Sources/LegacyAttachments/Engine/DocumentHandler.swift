@@ -210,6 +210,7 @@ struct DocumentHandler: ~Copyable {
     results.statistics.errors += 1
     results.report(diagnostic)
     reject(view.bytes(from: rejected.unit.inputStart, to: rejected.end), ends: true)
+    framer.rejectedUnitSaved(results: &results)
   }
 
   /// Closes an open envelope's output validly (the input cannot be converted on from here).

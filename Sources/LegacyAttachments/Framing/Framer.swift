@@ -270,6 +270,7 @@ struct Framer: ~Copyable {
     listClosed = false
     rejectedUnitEnded = nil
     hasRejectedUnitEnded = false
+    boundaryAfterRejectedUnit = nil
     rejectedUnits = 0
   }
 
@@ -495,8 +496,14 @@ struct Framer: ~Copyable {
       if primedEnvelopeOpen { primedEnvelopeEnded(results: results) }
       holdBack(&results)
     } else if iterates && units.isEmpty {
-      // (Holds back from the new boundary: what the ended unit held is free.)
-      setBoundary(at: end, results: &results)
+      if hasRejectedUnitEnded {
+        // After the unit's error and text are saved (``rejectedUnitSaved(results:)``), or
+        // going back to this place would take them back too.
+        boundaryAfterRejectedUnit = end
+      } else {
+        // (Holds back from the new boundary: what the ended unit held is free.)
+        setBoundary(at: end, results: &results)
+      }
     } else if unitEnded {
       holdBack(&results)
     }
@@ -524,6 +531,18 @@ struct Framer: ~Copyable {
       results.output.append(text)
     }
     pendingSeparator = nil
+  }
+
+  /// Where the place after a rejected unit that has just ended is, until its error and text
+  /// are saved.
+  private var boundaryAfterRejectedUnit: StreamOffset? = nil
+
+  /// The rejected unit that ended has been reported and its text saved: the place after it is
+  /// one the envelope may be closed at.
+  mutating func rejectedUnitSaved(results: inout Results) {
+    guard let end = boundaryAfterRejectedUnit else { return }
+    boundaryAfterRejectedUnit = nil
+    setBoundary(at: end, results: &results)
   }
 
   /// Takes the rejected unit that has just ended, if one has.
@@ -719,7 +738,9 @@ struct Framer: ~Copyable {
   mutating func rejectUnit(with diagnostic: ConversionDiagnostic, results: inout Results) {
     guard !units.isEmpty, !(units.base + (units.count &- 1)).pointee.rejected else { return }
     let unit = units.base + (units.count - 1)
-    rollback(to: unit.pointee.mark, results: &results)
+    // Rows (`--list`, `--check`) are never held back: those of the unit's earlier documents
+    // may be out already, and stay.
+    if takesBack { rollback(to: unit.pointee.mark, results: &results) }
     unit.pointee.rejected = true
     rejections.append(diagnostic)
     rejectedUnits += 1

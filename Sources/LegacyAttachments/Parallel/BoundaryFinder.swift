@@ -18,16 +18,24 @@ struct BoundaryFinder {
   /// response on its own line, after the comma that separates it from the last).
   var cutsBeforeCommas = false
 
+  /// Whether the line starting at `start` starts a batch: with `{`, or with `,` after anything
+  /// but another comma (two commas are malformed, and one pass locates the error at the first,
+  /// which a batch starting at the second could not see).
   @inline(__always)
-  private func startsBoundary(_ byte: UInt8) -> Bool {
-    byte == UInt8(ascii: "{") || (cutsBeforeCommas && byte == UInt8(ascii: ","))
+  private func startsBoundary(at start: StreamOffset, in view: InputView) -> Bool {
+    let byte = view[start]
+    if byte == UInt8(ascii: "{") { return true }
+    guard cutsBeforeCommas && byte == UInt8(ascii: ",") else { return false }
+    var last = start
+    while last > view.start, JSONText.isWhitespace(view[last - 1]) { last = last - 1 }
+    return last > view.start && view[last - 1] != UInt8(ascii: ",")
   }
 
   /// One past the last newline in `view` that is followed by `{`, or nil when there is none.
   mutating func lastBoundary(in view: InputView) -> StreamOffset? {
     // A newline that ended the last scan may only now be seen to be followed by `{`.
     if let last = lastNewline, last.end == scanned, scanned < view.end,
-      startsBoundary(view[scanned])
+      startsBoundary(at: scanned, in: view)
     {
       boundary = last
     }
@@ -36,7 +44,7 @@ struct BoundaryFinder {
       let end = newline + 1
       newlinesScanned += 1
       lastNewline = (end, newlinesScanned)
-      if end < view.end && startsBoundary(view[end]) { boundary = lastNewline }
+      if end < view.end && startsBoundary(at: end, in: view) { boundary = lastNewline }
       position = end
     }
     scanned = view.end

@@ -23,9 +23,6 @@ struct BatchReader: ~Copyable {
     window = InputWindow(capacity: batchBytes * 2)
   }
 
-  /// Where the pending bytes are guessed to start in the input's structure.
-  var pendingStartGuess: BatchStart { nextStart }
-
   /// Bytes read and not yet cut into a batch.
   var pendingCount: Int { window.end - window.start }
 
