@@ -121,6 +121,28 @@ private func spanningBody(rows: Int, couchDB: Bool, seed: Int, malformedAt: Int?
   return "{\"results\":[\n" + lines.joined(separator: "\n,") + "\n],\n\"last_seq\":\"\(rows)\"}\n"
 }
 
+/// Expects `inputs` converted with 2 and 3 jobs at each of `batchSizes` (and with 16-byte
+/// buffers) to give `single`, the one-thread result, with the same located diagnostics, and
+/// some batches to have started between the elements of an envelope or list (it was spread).
+private func expectSameAsOneThread(
+  _ single: Outcome, _ inputs: [[UInt8]], options: ConversionOptions, batchSizes: [Int],
+  _ label: String
+) throws {
+  var spread = 0
+  for batchBytes in batchSizes {
+    for jobs in [2, 3] {
+      let parallel = try convertFiles(
+        inputs, options: options, jobs: jobs, batchBytes: batchBytes,
+        batchesStartedBetweenElements: { spread += $0 })
+      #expect(parallel == single, "\(label) jobs \(jobs) batch \(batchBytes)")
+      #expect(parallel.located == single.located, "\(label) jobs \(jobs) batch \(batchBytes)")
+    }
+  }
+  let tiny = try convertFiles(inputs, options: options, jobs: 2, batchBytes: 50, tinyBuffers: true)
+  #expect(tiny == single, "\(label) 16-byte buffers")
+  #expect(spread > 0, "\(label): \(spread)")
+}
+
 @Suite("Parallel conversion (--jobs)")
 struct ParallelTests {
   @Test(
@@ -237,24 +259,11 @@ struct ParallelTests {
       #expect(single.documents > (variant.keepGoing ? 10 : 2), "\(variant.name)")
       #expect(
         (single.outcome == .stopped) == (!variant.keepGoing && mode != .check), "\(variant.name)")
-      var spread = 0
-      for batchBytes in [1, 5, 23, 64, 200, 1000, 1 << 20] {
-        for jobs in [2, 3] {
-          let parallel = try convertFile(
-            input, options: options, jobs: jobs, batchBytes: batchBytes,
-            batchesStartedBetweenElements: { spread += $0 })
-          #expect(parallel == single, "\(mode) \(variant.name) jobs \(jobs) batch \(batchBytes)")
-          #expect(
-            parallel.located == single.located,
-            "\(mode) \(variant.name) jobs \(jobs) batch \(batchBytes)")
-        }
-      }
-      let tiny = try convertFile(
-        input, options: options, jobs: 2, batchBytes: 50, tinyBuffers: true)
-      #expect(tiny == single, "\(mode) \(variant.name) 16-byte buffers")
       // The rows were spread over threads (the rows of --list and --check name each element by
       // its index in the whole envelope: counted from each batch's start, then corrected).
-      #expect(spread > 0, "\(mode) \(variant.name): \(spread)")
+      try expectSameAsOneThread(
+        single, [input], options: options, batchSizes: [1, 5, 23, 64, 200, 1000, 1 << 20],
+        "\(mode) \(variant.name)")
     }
   }
 
@@ -301,22 +310,9 @@ struct ParallelTests {
       let inputs = variant.inputs.map { Array($0.utf8) }
       let single = try convertFiles(inputs, options: options, jobs: 1, batchBytes: 1 << 20)
       #expect(single.documents > 10, "\(variant.name)")
-      var spread = 0
-      for batchBytes in [1, 5, 23, 64, 200, 1 << 20] {
-        for jobs in [2, 3] {
-          let parallel = try convertFiles(
-            inputs, options: options, jobs: jobs, batchBytes: batchBytes,
-            batchesStartedBetweenElements: { spread += $0 })
-          #expect(parallel == single, "\(mode) \(variant.name) jobs \(jobs) batch \(batchBytes)")
-          #expect(
-            parallel.located == single.located,
-            "\(mode) \(variant.name) jobs \(jobs) batch \(batchBytes)")
-        }
-      }
-      let tiny = try convertFiles(
-        inputs, options: options, jobs: 2, batchBytes: 50, tinyBuffers: true)
-      #expect(tiny == single, "\(mode) \(variant.name) 16-byte buffers")
-      #expect(spread > 0, "\(mode) \(variant.name): \(spread)")
+      try expectSameAsOneThread(
+        single, inputs, options: options, batchSizes: [1, 5, 23, 64, 200, 1 << 20],
+        "\(mode) \(variant.name)")
     }
   }
 

@@ -869,10 +869,9 @@ final class ConversionEngine {
       if let anyWritten = context.pointee.handler.framer.betweenElementsWritten {
         // Everything written is final: the next batch goes on from here.
         context.pointee.handler.results.undeliverableFrom = nil
-        var last = view.end
-        while last > view.start, JSONText.isWhitespace(view[last - 1]) { last = last - 1 }
         // (The batch holds the token before its end: the `[` at least.)
-        let place = ElementsPlace(after: view[last - 1])
+        let place = ElementsPlace(
+          after: view.lastNonSpaceByte(before: view.end) ?? UInt8(ascii: "["))
         return BatchEnd(
           outcome: outcome, next: .betweenElements(place, anyWritten: anyWritten),
           elementsRead: context.pointee.handler.framer.elementsRead,

@@ -167,6 +167,13 @@ struct InputView: BitwiseCopyable {
     return newline > floor && self[newline - 1] == 0x0D ? newline - 1 : newline
   }
 
+  /// The last byte before `end` that is not JSON white space, if the view holds one.
+  func lastNonSpaceByte(before end: StreamOffset) -> UInt8? {
+    var last = end
+    while last > start, JSONText.isWhitespace(self[last - 1]) { last = last - 1 }
+    return last > start ? self[last - 1] : nil
+  }
+
   /// Where the character that ends just before `end` starts: `end - 1`, or further back over
   /// UTF-8 continuation bytes (not before `floor`).
   func lastCharacter(before end: StreamOffset, notBefore floor: StreamOffset) -> StreamOffset {

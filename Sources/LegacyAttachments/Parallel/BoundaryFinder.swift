@@ -26,9 +26,8 @@ struct BoundaryFinder {
     let byte = view[start]
     if byte == UInt8(ascii: "{") { return true }
     guard cutsBeforeCommas && byte == UInt8(ascii: ",") else { return false }
-    var last = start
-    while last > view.start, JSONText.isWhitespace(view[last - 1]) { last = last - 1 }
-    return last > view.start && view[last - 1] != UInt8(ascii: ",")
+    guard let before = view.lastNonSpaceByte(before: start) else { return false }
+    return before != UInt8(ascii: ",")
   }
 
   /// One past the last newline in `view` that is followed by `{`, or nil when there is none.

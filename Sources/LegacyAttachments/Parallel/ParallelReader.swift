@@ -73,10 +73,8 @@ extension BatchReader {
   private func guessStart(at split: StreamOffset, in view: InputView) -> BatchStart {
     guard guessesElements, split < view.end else { return .topLevel }
     if view[split] == UInt8(ascii: ",") { return .betweenElements(.afterElement, anyWritten: true) }
-    var last = split
-    while last > view.start, JSONText.isWhitespace(view[last - 1]) { last = last - 1 }
-    guard last > view.start else { return .topLevel }
-    switch ElementsPlace(after: view[last - 1]) {
+    guard let before = view.lastNonSpaceByte(before: split) else { return .topLevel }
+    switch ElementsPlace(after: before) {
     case .afterOpen: return .betweenElements(.afterOpen, anyWritten: false)
     case .afterComma: return .betweenElements(.afterComma, anyWritten: true)
     case .afterElement: return .topLevel
