@@ -268,6 +268,53 @@ struct ParallelTests {
   }
 
   @Test(
+    "--bulk-docs N over threads: bodies gather rows of one body spread between its rows, NDJSON and several inputs, as one thread",
+    arguments: [1, 3, 50])
+  func bulkDocsOverThreads(perBody: Int) throws {
+    let changes = spanningBody(rows: 70, couchDB: false, seed: 1)
+    let allDocs = spanningBody(rows: 40, couchDB: true, seed: 7)
+    let malformed = spanningBody(rows: 50, couchDB: false, seed: 3, malformedAt: 29)
+    let lines = String(decoding: stream(count: 120, badEvery: 13), as: UTF8.self)
+    let variants: [(name: String, inputs: [String], path: DocumentPath, keepGoing: Bool)] = [
+      ("changes", [changes], .changes, true),
+      ("all-docs then changes", [allDocs, changes, allDocs], .changes, true),
+      ("malformed row", [malformed, changes], .changes, true),
+      ("stops", [changes], .changes, false),
+      ("lines", [lines, lines], .root, true),
+    ]
+    for variant in variants {
+      for newEditsFalse in [false, true] {
+        var options = ConversionOptions(mode: .push, keepGoing: variant.keepGoing)
+        options.documents = variant.path
+        options.bulkDocs = BulkDocsOutput(documentsPerBody: perBody, newEditsFalse: newEditsFalse)
+        let inputs = variant.inputs.map { Array($0.utf8) }
+        let single = try convertFiles(inputs, options: options, jobs: 1, batchBytes: 1 << 20)
+        let label = "\(variant.name) per body \(perBody) new_edits false \(newEditsFalse)"
+        #expect(single.errors > 0, "\(label)")
+        // Whole bodies, one per line, N documents each but the last.
+        let bodies = single.output.split(separator: 0x0A)
+        #expect(!bodies.isEmpty, "\(label)")
+        let close = newEditsFalse ? #"],"new_edits":false}"# : "]}"
+        for (index, body) in bodies.enumerated() {
+          let text = String(decoding: body, as: UTF8.self)
+          #expect(text.hasPrefix(#"{"docs":["#) && text.hasSuffix(close), "\(label): \(text)")
+          let parsed = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
+          let count = (parsed?["docs"] as? [Any])?.count ?? 0
+          #expect(
+            index == bodies.count - 1 ? (1...perBody).contains(count) : count == perBody,
+            "\(label): body \(index) holds \(count)")
+        }
+        if variant.path == .root {
+          #expect(single == (try convertFiles(inputs, options: options, jobs: 2, batchBytes: 300)))
+        } else {
+          try expectSameAsOneThread(
+            single, inputs, options: options, batchSizes: [1, 17, 64, 250, 1 << 20], label)
+        }
+      }
+    }
+  }
+
+  @Test(
     "--format list: one array of documents, as cbexport writes it, spread over threads",
     arguments: [ConversionMode.push, .pull, .list, .check])
   func listOverThreads(mode: ConversionMode) throws {

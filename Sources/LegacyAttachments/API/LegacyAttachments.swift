@@ -76,9 +76,14 @@ public enum CBLAttachments {
     let engine = ConversionEngine(
       options: options, keepsRejects: keepsRejects, capacities: capacities)
     var result = StreamResult()
+    let bodies = options.bulkDocs.map { BodyAssembler($0) }
+    func append(_ bytes: UnsafeRawBufferPointer) {
+      guard let bodies else { return result.output.append(contentsOf: bytes) }
+      bodies.append(lines: bytes) { result.output.append(contentsOf: $0) }
+    }
     func collect() {
       engine.deliver(
-        output: { result.output.append(contentsOf: $0) },
+        output: { append($0) },
         rejects: { bytes, _ in result.rejects.append(contentsOf: bytes) },
         diagnostic: { result.diagnostics.append($0) })
     }
@@ -95,6 +100,7 @@ public enum CBLAttachments {
     result.outcome = engine.finishReading()
     engine.finishOutput()
     collect()
+    bodies?.finish { result.output.append(contentsOf: $0) }
     result.failure = engine.fatalFailure
     result.statistics = engine.statistics
     result.statistics.bytesOut = result.output.count

@@ -67,14 +67,15 @@ enum OutputStyle: Equatable {
   case values
   /// One array merged from every input's array (`list` framing), one element per line.
   case mergedList
-  /// `_bulk_docs` request bodies: the documents only, `perBody` to a line.
-  case bulkDocs(perBody: Int, newEditsFalse: Bool)
+  /// `_bulk_docs` request bodies: the documents only, one per line, which ``BodyAssembler``
+  /// groups into bodies once they are in input order.
+  case bulkDocs
 
   init(options: ConversionOptions) {
     if options.mode == .list || options.mode == .check {
       self = .rows
-    } else if let bulk = options.bulkDocs {
-      self = .bulkDocs(perBody: bulk.documentsPerBody, newEditsFalse: bulk.newEditsFalse)
+    } else if options.bulkDocs != nil {
+      self = .bulkDocs
     } else {
       self = options.framing == .list ? .mergedList : .values
     }

@@ -21,8 +21,6 @@ struct EnvelopeFrame: BitwiseCopyable {
 /// The framer's own state at a place it may come back to, with the results' there.
 struct FramerMark: BitwiseCopyable {
   var results: Results.Checkpoint
-  var bodyDocuments: Int
-  var bodyStart: Int?
   var listElements: Int
 }
 
@@ -69,7 +67,8 @@ struct AbandonPoint {
 
 /// The framing stage: follows the document path (`--docs`) through each input value, copies the
 /// envelope through compactly, says where documents start, and lays the output out
-/// (``OutputStyle``): lines, one merged list, or `_bulk_docs` bodies.
+/// (``OutputStyle``): lines, or one merged list. (`_bulk_docs` bodies are documents as lines
+/// here; ``BodyAssembler`` groups them once they are in input order.)
 ///
 /// A document rejected inside an envelope leaves with its *unit*, the innermost array element
 /// that holds it: the framer takes back what was written of the unit (``Results/rollback(to:)``),
@@ -92,8 +91,6 @@ struct Framer: ~Copyable {
   let valuesAreDocuments: Bool
   /// Whether the output is one compact value per input value.
   private let writesValues: Bool
-  /// Whether the output is `_bulk_docs` bodies (held back while one is being filled).
-  private let fillsBodies: Bool
 
   private var frames = RawStack<EnvelopeFrame>(capacity: 16)
   private var units = RawStack<Unit>(capacity: 8)
@@ -120,7 +117,7 @@ struct Framer: ~Copyable {
       results: Results.Checkpoint(
         position: ResultMark(output: 0, rejects: 0, diagnostics: 0), marks: 0,
         statistics: ConversionStatistics()),
-      bodyDocuments: 0, bodyStart: nil, listElements: 0)
+      listElements: 0)
     var depth = 0
     var input = StreamOffset.zero
   }
@@ -149,9 +146,6 @@ struct Framer: ~Copyable {
 
   /// List framing: elements written by other engines (the workers of a `-j` run).
   mutating func addListElements(_ count: Int) { listElements += count }
-  /// `_bulk_docs`: documents in the body being filled, and where it starts in the output.
-  private var bodyDocuments = 0
-  private var bodyStart: Int? = nil
   /// Whether the document that just started is an element of an iterated array itself (so a
   /// rejection takes only it), rather than inside a unit.
   private(set) var documentIsElement = true
@@ -175,7 +169,6 @@ struct Framer: ~Copyable {
     elementsStep = Framer.firstStepBatchesStartAt(options: options)
     rowsSayWhere = pathIsDeep && style == .rows
     writesValues = style == .values
-    if case .bulkDocs = style { fillsBodies = true } else { fillsBodies = false }
     for step in options.documents.steps {
       switch step {
       case .elements:
@@ -198,10 +191,8 @@ struct Framer: ~Copyable {
   /// the array's frame. That is the list framing's own array (frame 0), or the path's first
   /// `[]`. Rows name elements by an index counted from the batch's start, which the driver
   /// corrects (``primedRowsEnd``); the merged list's separators depend only on whether an
-  /// element was written. `_bulk_docs` bodies count documents into their output as they go;
-  /// those batches go on from the start of the envelope instead.
+  /// element was written.
   static func firstStepBatchesStartAt(options: ConversionOptions) -> Int? {
-    if case .bulkDocs = OutputStyle(options: options) { return nil }
     if options.framing == .list { return 0 }
     return options.documents.steps.firstIndex { $0 == .elements }
   }
@@ -565,8 +556,7 @@ struct Framer: ~Copyable {
 
   private func mark(_ results: borrowing Results) -> FramerMark {
     FramerMark(
-      results: results.checkpoint(), bodyDocuments: bodyDocuments, bodyStart: bodyStart,
-      listElements: listElements)
+      results: results.checkpoint(), listElements: listElements)
   }
 
   private mutating func setBoundary(at input: StreamOffset, results: inout Results) {
@@ -580,8 +570,6 @@ struct Framer: ~Copyable {
 
   private mutating func rollback(to mark: FramerMark, results: inout Results) {
     results.rollback(to: mark.results)
-    bodyDocuments = mark.bodyDocuments
-    bodyStart = mark.bodyStart
     listElements = mark.listElements
   }
 
@@ -678,7 +666,7 @@ struct Framer: ~Copyable {
 
   // MARK: Documents
 
-  /// Before an accepted document's converted text: its separator, or the start of a body.
+  /// Before an accepted document's converted text: its separator.
   mutating func beginDocumentOutput(results: inout Results) {
     switch style {
     case .rows:
@@ -687,29 +675,15 @@ struct Framer: ~Copyable {
       if let separator = pendingSeparator { results.output.append(separator) }
       if frames.isEmpty && writesValues { wroteValue = true }
     case .bulkDocs:
-      if bodyDocuments == 0 {
-        bodyStart = results.outputPosition
-        results.output.append("{\"docs\":[")
-        holdBack(&results)
-      } else {
-        results.output.append(UInt8(ascii: ","))
-      }
+      break
     }
     pendingSeparator = nil
   }
 
-  /// After an accepted document's converted text.
+  /// After an accepted document's converted text: a `_bulk_docs` run's document ends its line
+  /// (``BodyAssembler`` makes bodies of the lines).
   mutating func endDocumentOutput(results: inout Results) {
-    guard case .bulkDocs(let perBody, let newEditsFalse) = style else { return }
-    bodyDocuments += 1
-    if bodyDocuments == perBody { closeBody(newEditsFalse: newEditsFalse, results: &results) }
-  }
-
-  private mutating func closeBody(newEditsFalse: Bool, results: inout Results) {
-    results.output.append(newEditsFalse ? "],\"new_edits\":false}\n" : "]}\n")
-    bodyDocuments = 0
-    bodyStart = nil
-    holdBack(&results)
+    if style == .bulkDocs { results.output.append(UInt8(ascii: "\n")) }
   }
 
   /// Where a document's output starts, to take it back if writing it fails.
@@ -846,33 +820,14 @@ struct Framer: ~Copyable {
   }
 
   /// Holds back what may still be taken back: from the outermost open unit, or (with `[]` in
-  /// the path) from the last place the envelope could be closed, and a body being filled, or
-  /// one that was being filled at that place (taking back to it opens the body again).
+  /// the path) from the last place the envelope could be closed.
   @inline(__always)
   private func holdBack(_ results: inout Results) {
     guard takesBack else { return }
-    var limit: ResultMark? = nil
-    if !units.isEmpty {
-      limit = units.base.pointee.mark.results.position
-    } else if boundary.isSet {
-      limit = boundary.mark.results.position
-    }
-    if fillsBodies { limit = holdingBodies(limit) }
-    results.undeliverableFrom = limit
-  }
-
-  /// ``holdBack(_:)``'s limit, moved back to the start of the body being filled, or of the one
-  /// that was being filled at the place output may be taken back to.
-  @inline(never)
-  private func holdingBodies(_ limit: ResultMark?) -> ResultMark? {
-    var bodyHeld = bodyStart
-    let marked =
+    results.undeliverableFrom =
       !units.isEmpty
-      ? units.base.pointee.mark.bodyStart : boundary.isSet ? boundary.mark.bodyStart : nil
-    if let marked { bodyHeld = min(bodyHeld ?? marked, marked) }
-    guard let bodyHeld else { return limit }
-    let body = ResultMark(output: bodyHeld, rejects: .max, diagnostics: .max)
-    return limit.map { $0.output <= body.output ? $0 : body } ?? body
+      ? units.base.pointee.mark.results.position
+      : boundary.isSet ? boundary.mark.results.position : nil
   }
 
   // MARK: Paths
@@ -896,14 +851,12 @@ struct Framer: ~Copyable {
 
   // MARK: The end
 
-  /// At the end of the run: closes the merged list, or the last `_bulk_docs` body.
+  /// At the end of the run: closes the merged list.
   mutating func finish(results: inout Results) {
     switch style {
     case .mergedList:
       results.output.append(listElements == 0 ? "[\n]\n" : "\n]\n")
-    case .bulkDocs(_, let newEditsFalse):
-      if bodyDocuments > 0 { closeBody(newEditsFalse: newEditsFalse, results: &results) }
-    case .rows, .values:
+    case .rows, .values, .bulkDocs:
       break
     }
     results.undeliverableFrom = nil

@@ -65,6 +65,7 @@ public final class StreamConverter {
     self.rejects = rejects
     self.capacities = capacities
     store = options.blobs.map { BlobStore(options: $0) }
+    bodies = options.bulkDocs.map { BodyAssembler($0) }
     engine = ConversionEngine(
       options: options, keepsRejects: rejects != nil, capacities: capacities, store: store)
     engine.drain = { [unowned self] results in
@@ -81,6 +82,9 @@ public final class StreamConverter {
   /// A failed write while results were handed over in the middle of a parse.
   private var drainFailure: ConversionIOError? = nil
 
+  /// With `--bulk-docs`: what groups the documents, once in input order, into bodies.
+  private let bodies: BodyAssembler?
+
   /// The run's blob store (`--blobs`), shared by every engine of the run.
   let store: BlobStore?
 
@@ -95,13 +99,12 @@ public final class StreamConverter {
   }
 
   /// Whether this run converts on several threads: NDJSON, envelopes one per line, one
-  /// envelope (or `--format list` array) cut between its elements. `_bulk_docs` bodies gather
-  /// documents across batches, so they are converted on one thread; so is `--blobs`: a
+  /// envelope (or `--format list` array) cut between its elements; `_bulk_docs` bodies too
+  /// (they are laid out after the batches are in order). Not `--blobs`: a
   /// document's output can then be thousands of times its input, and a batch holds the output
   /// of all its documents, so memory would not stay bounded by one output document.
   private var runsInParallel: Bool {
-    jobs > 1 && options.bulkDocs == nil && options.blobs == nil
-      && !unbuffered
+    jobs > 1 && options.blobs == nil && !unbuffered
   }
 
   /// Converts everything readable from `descriptor`, named `name` in messages.
@@ -272,6 +275,23 @@ public final class StreamConverter {
     dropWorkQueue()
     engine.finishOutput()
     try deliver(final: true)
+    try bodies?.finish { body throws(ConversionIOError) in
+      statisticsOffset.bytesOut += body.count
+      try output.write(body, after: 0)
+    }
+  }
+
+  /// Writes converted output, in input order: through ``bodies`` with `--bulk-docs`.
+  private func writeOutput(_ bytes: UnsafeRawBufferPointer) throws(ConversionIOError) {
+    guard let bodies else {
+      statisticsOffset.bytesOut += bytes.count
+      try output.write(bytes, after: 0)
+      return
+    }
+    try bodies.append(lines: bytes) { body throws(ConversionIOError) in
+      statisticsOffset.bytesOut += body.count
+      try output.write(body, after: 0)
+    }
   }
 
   /// Bytes of a rejected document written to ``rejects`` so far, while it is written in pieces.
@@ -289,7 +309,6 @@ public final class StreamConverter {
   /// Writes a batch's results, in order.
   func deliver(_ result: BatchResult) throws(ConversionIOError) {
     statisticsOffset.add(result.statistics)
-    statisticsOffset.bytesOut += result.output.count
     let report = diagnosticHandler
     let input = currentInput
     var failure: ConversionIOError? = nil
@@ -299,7 +318,7 @@ public final class StreamConverter {
           try Results.deliver(
             output: outputBytes, rejects: rejectBytes, diagnostics: result.diagnostics,
             marks: result.marks,
-            writeOutput: { bytes throws(ConversionIOError) in try output.write(bytes, after: 0) },
+            writeOutput: { bytes throws(ConversionIOError) in try writeOutput(bytes) },
             writeRejects: { bytes, completes throws(ConversionIOError) in
               try writeRejects(bytes, completesDocument: completes)
             },
@@ -314,11 +333,10 @@ public final class StreamConverter {
 
   /// Hands over what `results` holds (the engine's, lent in the middle of a parse).
   private func deliver(from results: inout Results) throws(ConversionIOError) {
-    statisticsOffset.bytesOut += results.deliverableCount
     let report = diagnosticHandler
     let input = currentInput
     try results.deliver(
-      output: { bytes throws(ConversionIOError) in try output.write(bytes, after: 0) },
+      output: { bytes throws(ConversionIOError) in try writeOutput(bytes) },
       rejects: { bytes, completes throws(ConversionIOError) in
         try writeRejects(bytes, completesDocument: completes)
       },
@@ -332,11 +350,10 @@ public final class StreamConverter {
     guard
       final || unbuffered || engine.hasPendingMarks || engine.pendingOutputCount >= 1 << 16
     else { return }
-    statisticsOffset.bytesOut += engine.pendingOutputCount
     let report = diagnosticHandler
     let input = currentInput
     try engine.deliver(
-      output: { bytes throws(ConversionIOError) in try output.write(bytes, after: 0) },
+      output: { bytes throws(ConversionIOError) in try writeOutput(bytes) },
       rejects: { bytes, completes throws(ConversionIOError) in
         try writeRejects(bytes, completesDocument: completes)
       },
