@@ -68,7 +68,7 @@ bytes_pushed=$(stat -c %s "$pushed")
 # name | input bytes | command (reads its input itself, output to /dev/null)
 names=(json_verify json_reformat yajl-no-callbacks yajl-empty-callbacks push-j1 pull-j1
   "push-j$jobs" "pull-j$jobs" push-changes pull-changes "push-changes-j$jobs" yajl-empty-callbacks-changes
-  jq python)
+  bulk-docs-changes "bulk-docs-changes-j$jobs" jq python)
 declare -A cmd size samples
 cmd[json_verify]="json_verify -q -s < $corpus"
 cmd[json_reformat]="json_reformat -m -s < $corpus > /dev/null"
@@ -82,6 +82,8 @@ cmd[push-changes]="$bin --push -j 1 --format changes $changes > /dev/null"
 cmd[pull-changes]="$bin --pull -j 1 --format changes $changes > /dev/null"
 cmd[push-changes-j$jobs]="$bin --push -j $jobs --format changes $changes > /dev/null"
 cmd[yajl-empty-callbacks-changes]="$floor empty < $changes"
+cmd[bulk-docs-changes]="$bin --push -j 1 --format changes --bulk-docs 500 $changes > /dev/null"
+cmd[bulk-docs-changes-j$jobs]="$bin --push -j $jobs --format changes --bulk-docs 500 $changes > /dev/null"
 cmd[jq]="jq -c -f bench/push.jq $small > /dev/null"
 cmd[python]="python3 bench/push.py < $small > /dev/null"
 for name in json_verify json_reformat yajl-no-callbacks yajl-empty-callbacks push-j1 "push-j$jobs"; do
@@ -92,6 +94,8 @@ size[push-changes]=$bytes_changes
 size[pull-changes]=$bytes_changes
 size[push-changes-j$jobs]=$bytes_changes
 size[yajl-empty-callbacks-changes]=$bytes_changes
+size[bulk-docs-changes]=$bytes_changes
+size[bulk-docs-changes-j$jobs]=$bytes_changes
 size[jq]=$bytes_small
 size[python]=$bytes_small
 
@@ -137,6 +141,8 @@ printf '| push-j%s / push-j1 | %s | >= 1.6x with 2 jobs |\n' "$jobs" "$(ratio "p
 printf '| pull-j%s / pull-j1 | %s | |\n' "$jobs" "$(ratio "pull-j$jobs" pull-j1)"
 printf '| push --format changes -j%s / -j1 (one body, cut between its rows) | %s | |\n' "$jobs" \
   "$(ratio "push-changes-j$jobs" push-changes)"
+printf '| push --format changes --bulk-docs 500 -j%s / -j1 (bodies laid out after the batches) | %s | |\n' \
+  "$jobs" "$(ratio "bulk-docs-changes-j$jobs" bulk-docs-changes)"
 printf '| push --format changes -j%s / push-j%s (per input byte) | %s | |\n' "$jobs" "$jobs" \
   "$(ratio "push-changes-j$jobs" "push-j$jobs")"
 printf '| push --format changes / push-j1 (per input byte) | %s | >= 0.95x |\n' \
@@ -163,6 +169,10 @@ printf '| the ceiling for the 0.95x target: the envelope free beyond yajl (per i
   | cmp -s - <("$bin" --push -j 1 --format changes "$changes") \
   && echo "push --format changes -j $jobs output is byte-identical to -j 1" \
   || { echo "push --format changes -j $jobs output DIFFERS from -j 1" >&2; exit 1; }
+"$bin" --push -j "$jobs" --format changes --bulk-docs 500 "$changes" \
+  | cmp -s - <("$bin" --push -j 1 --bulk-docs 500 "$corpus") \
+  && echo "push --format changes --bulk-docs 500 -j $jobs output is byte-identical to lines at -j 1" \
+  || { echo "push --format changes --bulk-docs 500 -j $jobs output DIFFERS from lines at -j 1" >&2; exit 1; }
 
 # Instructions (valgrind), on the first 10 MiB of the corpus and of its pushed form.
 if [ "$callgrind" = 1 ]; then

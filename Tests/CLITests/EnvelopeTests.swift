@@ -140,6 +140,23 @@ struct EnvelopeTests {
     }
   }
 
+  @Test("--bulk-docs: a body gathers several inputs, and each message names its own input")
+  func bulkDocsAcrossInputs() throws {
+    let scratch = try Scratch()
+    try scratch.write("ia.json", "{\"_id\":\"z\"}\n{\"_id\":\"a\",\"f\":{\"@type\":\"blob\"}}\n")
+    try scratch.write("ib.json", "{\"_id\":\"b\"}\n")
+    for threads in ["1", "2"] {
+      expectRun(
+        try CLI.run(
+          ["--push", "--bulk-docs", "3", "-j", threads, "ia.json", "ib.json"],
+          in: scratch.directory),
+        stdout: #"{"docs":[{"_id":"z"},{"_id":"a","f":{"@type":"blob"}},{"_id":"b"}]}"# + "\n",
+        stderr:
+          "cbl-attachments: ia.json:2:16: warning: document \"a\": blob at $.f has no string \"digest\"; it gets no _attachments entry\n",
+        status: 0)
+    }
+  }
+
   @Test("a continuous feed with --unbuffered: each row is out as soon as its line is in")
   func continuousFeed() throws {
     let (process, input, output, errors) = try CLI.start([

@@ -195,6 +195,18 @@ struct NothingLostTests {
           + "\(program): /dev/full: error: write failed: No space left on device\n",
         status: 2)
     }
+    // With _bulk_docs bodies too: the documents before the failure are out, their body closed.
+    for threads in ["1", "2"] {
+      let result = try CLI.run(
+        ["--push", "--bulk-docs", "3", "-j", threads, "--rejects", "/dev/full", "in.json"],
+        in: scratch.directory)
+      expectRun(
+        result, stdout: "{\"docs\":[{\"a\":1}]}\n",
+        stderr:
+          "\(program): in.json:2:1: error: document is not a JSON object (it is an array); for a file holding one array of documents, use --format list\n"
+          + "\(program): /dev/full: error: write failed: No space left on device\n",
+        status: 2)
+    }
   }
 
   @Test("a rejects file that fails mid-way is cut back to its last whole rejected document")

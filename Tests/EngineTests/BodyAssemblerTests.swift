@@ -58,6 +58,22 @@ struct BodyAssemblerTests {
         ])
   }
 
+  @Test("--list and --check rows are never bodies, even with bulkDocs set (the library allows it)")
+  func rowsAreNotBodies() {
+    let input = Array("{\"_id\":\"a\",\"f\":{\"@type\":\"blob\"}}\n".utf8)
+    for mode in [ConversionMode.list, .check] {
+      var options = ConversionOptions(mode: mode)
+      let plain = CBLAttachments.convertStream(input, options: options)
+      options.bulkDocs = BulkDocsOutput(documentsPerBody: 5)
+      #expect(BodyAssembler.forRun(options) == nil)
+      #expect(!plain.output.isEmpty)
+      #expect(CBLAttachments.convertStream(input, options: options).output == plain.output)
+    }
+    var push = ConversionOptions(mode: .push)
+    push.bulkDocs = BulkDocsOutput(documentsPerBody: 5)
+    #expect(BodyAssembler.forRun(push) != nil)
+  }
+
   @Test("a body whose write failed is not written again, and the next body starts afresh")
   func failedWrite() {
     let assembler = BodyAssembler(BulkDocsOutput(documentsPerBody: 2))

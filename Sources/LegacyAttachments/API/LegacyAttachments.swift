@@ -76,7 +76,7 @@ public enum CBLAttachments {
     let engine = ConversionEngine(
       options: options, keepsRejects: keepsRejects, capacities: capacities)
     var result = StreamResult()
-    let bodies = options.bulkDocs.map { BodyAssembler($0) }
+    let bodies = BodyAssembler.forRun(options)
     func append(_ bytes: UnsafeRawBufferPointer) {
       guard let bodies else { return result.output.append(contentsOf: bytes) }
       bodies.append(lines: bytes) { result.output.append(contentsOf: $0) }

@@ -323,7 +323,7 @@ struct DocumentHandler: ~Copyable {
       line: lines.line)
   }
 
-  /// The end of the run: closes the merged list, or the last `_bulk_docs` body.
+  /// The end of the run: closes the merged list.
   mutating func finishOutput() {
     framer.finish(results: &results)
   }

@@ -25,6 +25,15 @@ final class BodyAssembler {
     newEditsFalse = output.newEditsFalse
   }
 
+  /// The assembler of a run with `options`, if its output is `_bulk_docs` bodies (not for
+  /// `--list` and `--check`, whose rows are never bodies).
+  static func forRun(_ options: ConversionOptions) -> BodyAssembler? {
+    guard let output = options.bulkDocs, OutputStyle(options: options) == .bulkDocs else {
+      return nil
+    }
+    return BodyAssembler(output)
+  }
+
   /// Takes converted documents, whole lines only (each one document and its `\n`), and writes
   /// each body they complete.
   func append<Failure: Error>(

@@ -65,7 +65,7 @@ public final class StreamConverter {
     self.rejects = rejects
     self.capacities = capacities
     store = options.blobs.map { BlobStore(options: $0) }
-    bodies = options.bulkDocs.map { BodyAssembler($0) }
+    bodies = BodyAssembler.forRun(options)
     engine = ConversionEngine(
       options: options, keepsRejects: rejects != nil, capacities: capacities, store: store)
     engine.drain = { [unowned self] results in
@@ -275,10 +275,7 @@ public final class StreamConverter {
     dropWorkQueue()
     engine.finishOutput()
     try deliver(final: true)
-    try bodies?.finish { body throws(ConversionIOError) in
-      statisticsOffset.bytesOut += body.count
-      try output.write(body, after: 0)
-    }
+    try bodies?.finish { body throws(ConversionIOError) in try writeBody(body) }
   }
 
   /// Writes converted output, in input order: through ``bodies`` with `--bulk-docs`.
@@ -288,10 +285,12 @@ public final class StreamConverter {
       try output.write(bytes, after: 0)
       return
     }
-    try bodies.append(lines: bytes) { body throws(ConversionIOError) in
-      statisticsOffset.bytesOut += body.count
-      try output.write(body, after: 0)
-    }
+    try bodies.append(lines: bytes) { body throws(ConversionIOError) in try writeBody(body) }
+  }
+
+  private func writeBody(_ body: UnsafeRawBufferPointer) throws(ConversionIOError) {
+    statisticsOffset.bytesOut += body.count
+    try output.write(body, after: 0)
   }
 
   /// Bytes of a rejected document written to ``rejects`` so far, while it is written in pieces.
@@ -302,7 +301,14 @@ public final class StreamConverter {
     throws(ConversionIOError)
   {
     guard let rejects else { return }
-    try rejects.write(bytes, after: unfinishedReject)
+    do {
+      try rejects.write(bytes, after: unfinishedReject)
+    } catch {
+      // The run ends here. The documents before this one are output, as without bodies: the
+      // body they are in is closed short.
+      try? bodies?.finish { body throws(ConversionIOError) in try writeBody(body) }
+      throw error
+    }
     unfinishedReject = completesDocument ? 0 : unfinishedReject + bytes.count
   }
 
