@@ -236,11 +236,12 @@ final class ConversionEngine {
   func finishReading() -> InputOutcome {
     endOfInput = window.end
     if stop == nil {
-      // A final newline lets yajl end a number that ends the input. (While skipping, nothing is
-      // parsed any more, and the bytes before may be gone.)
+      // A final newline lets yajl end a number that ends the input, and leaves it no partial
+      // token to hold, however much of the input was parsed before (with a path that iterates,
+      // everything read may have been). (While skipping, nothing is parsed any more.)
       let parsing: Bool
       if case .skipping = phase { parsing = false } else { parsing = true }
-      if parsing && window.end > parsePosition && window.view[window.end - 1] != 0x0A {
+      if parsing, let last = window.lastByte, last != 0x0A {
         window.append(0x0A)
         windowChanged()
       }
@@ -458,10 +459,13 @@ final class ConversionEngine {
       var offset = view.refusedTokenOffset(
         previousEnd: context.pointee.scanner.previousEnd,
         lastTokenStart: context.pointee.scanner.tokenInputStart,
-        innermostIsArray: context.pointee.scanner.innermostIsArray)
+        innermostIsArray: context.pointee.scanner.innermostIsArray
+          ?? context.pointee.handler.framer.innermostIsArray, batchPlace: batchPlace)
       let lexical = yajlMessage.hasPrefix("lexical error")
       if lexical, let end = endOfInput, view.tokenRunsToEnd(from: offset, inputEnd: end) {
-        // The input ends inside this token (`tru`, `-1.5e`, `"abc\`).
+        // The input ends inside this token (`tru`, `-1.5e`, `"abc\`): it was cut short, as
+        // when it ends between tokens.
+        if reportInputCutShort() { return }
         offset = end
       } else if lexical && offset < view.end && view[offset] == UInt8(ascii: "\"") {
         offset = view.firstBadStringByte(from: offset)
@@ -692,23 +696,33 @@ final class ConversionEngine {
   /// end-of-input check is not needed: the last piece always ends with a newline, so yajl holds
   /// no partial token.)
   private func finishInput() {
-    guard let endOfInput else { return }
+    reportInputCutShort()
+  }
+
+  /// At the end of the input (everything parsed, or yajl refusing a token the input ends
+  /// inside): reports the document, envelope or list that was cut short, if one was. Returns
+  /// whether it reported one.
+  @discardableResult
+  private func reportInputCutShort() -> Bool {
+    guard let endOfInput else { return false }
     // What the scanner reads through of an envelope whose path iterates (a run of a row's
     // members, a container off the path) is no document: the envelope is what was cut short.
     let inEnvelopeValue =
       context.pointee.handler.framer.iterates && context.pointee.scanner.document.isEnvelopeValue
     if openValueStart != nil && !inEnvelopeValue {
       malformed(at: endOfInput, message: Messages.truncatedDocument)
-      return
+      return true
     }
-    if reportedSpaceYajlTakes(before: endOfInput) { return }
+    if reportedSpaceYajlTakes(before: endOfInput) { return true }
     if context.pointee.handler.framer.envelopeOpen {
       let truncation =
         options.framing == .list ? Messages.truncatedList : Messages.truncatedEnvelope
       malformed(
         at: endOfInput, message: truncation, truncation: truncation, countsDocument: false)
       if stop == nil { stop = .brokenFraming }
+      return true
     }
+    return false
   }
 
   /// Between documents the scanner sees whitespace only when a token follows it, so a form feed
@@ -786,6 +800,11 @@ final class ConversionEngine {
 
   /// Where the current batch started (``beginBatch(first:atInputStart:start:elementsBefore:)``).
   private var batchStart = BatchStart.topLevel
+
+  /// Where among an array's elements the current batch started, if it started between them.
+  private var batchPlace: ElementsPlace? {
+    if case .betweenElements(let place, _) = batchStart { place } else { nil }
+  }
   /// The output position where a batch started between elements began.
   private var batchOutputStart = 0
 

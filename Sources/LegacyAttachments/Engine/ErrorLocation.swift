@@ -5,9 +5,12 @@ extension InputView {
   /// Where the token yajl refused starts: the first thing after the last token it accepted
   /// (ending at `previousEnd`, starting at `lastTokenStart`), past the separator that was due
   /// there (a separator that was not due is itself the refused token). `innermostIsArray` tells
-  /// the innermost open container, nil when none is open.
+  /// the innermost open container, nil when none is open. `batchPlace` is where among an
+  /// array's elements a `-j` batch started, when it did: before the batch's first token
+  /// (`previousEnd` 0) the bytes before are not held, and the place says what is due.
   func refusedTokenOffset(
-    previousEnd: StreamOffset, lastTokenStart: StreamOffset, innermostIsArray: Bool?
+    previousEnd: StreamOffset, lastTokenStart: StreamOffset, innermostIsArray: Bool?,
+    batchPlace: ElementsPlace? = nil
   ) -> StreamOffset {
     var index = previousEnd
     func skipSpace() { while index < end, JSONText.isWhitespace(self[index]) { index += 1 } }
@@ -15,7 +18,13 @@ extension InputView {
     guard index < end else { return end }
     let separator = self[index]
     guard separator == UInt8(ascii: ",") || separator == UInt8(ascii: ":") else { return index }
-    guard let innermostIsArray, previousEnd > .zero else { return index }
+    guard let innermostIsArray else { return index }
+    if previousEnd == .zero {
+      guard batchPlace == .afterElement && separator == UInt8(ascii: ",") else { return index }
+      index += 1
+      skipSpace()
+      return min(index, end)
+    }
     let lastByte = self[previousEnd - 1]
     let afterOpen =
       (lastByte == UInt8(ascii: "{") || lastByte == UInt8(ascii: "["))

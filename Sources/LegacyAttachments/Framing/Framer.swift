@@ -249,6 +249,10 @@ struct Framer: ~Copyable {
   /// Whether an envelope is open in the current input.
   var envelopeOpen: Bool { !frames.isEmpty }
 
+  /// Whether the innermost open container of the envelope is an array (the list framing's own
+  /// included); nil when none is open.
+  var innermostIsArray: Bool? { frames.isEmpty ? nil : frames[frames.count - 1].isArray }
+
   /// Forgets the current input's structure (a new input, or the rest of this one skipped).
   mutating func restart() {
     frames.removeAll()

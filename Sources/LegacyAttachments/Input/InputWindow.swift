@@ -30,11 +30,20 @@ struct InputWindow: ~Copyable {
   /// discard what is no longer needed (``discard(before:)``) before the buffer grows.
   func isFull(adding count: Int) -> Bool { storage.count + count > storage.capacity }
 
+  /// The last byte of the input so far, held or not (nil before the first).
+  private(set) var lastByte: UInt8? = nil
+
   /// Appends `bytes` (read by someone else).
-  mutating func append(_ bytes: UnsafeRawBufferPointer) { storage.append(bytes) }
+  mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    storage.append(bytes)
+    if let last = bytes.last { lastByte = last }
+  }
 
   /// Appends one byte (the newline added after an input's last line).
-  mutating func append(_ byte: UInt8) { storage.append(byte) }
+  mutating func append(_ byte: UInt8) {
+    storage.append(byte)
+    lastByte = byte
+  }
 
   /// Reads up to `maximum` bytes from `descriptor` onto the end. Returns the number read, 0 at
   /// the end of the file.
@@ -44,6 +53,7 @@ struct InputWindow: ~Copyable {
     let free = UnsafeMutableRawBufferPointer(start: storage.base + storage.count, count: maximum)
     let count = try descriptor.read(into: free)
     storage.count += count
+    if count > 0 { lastByte = storage.base[storage.count - 1] }
     return count
   }
 
@@ -71,6 +81,7 @@ struct InputWindow: ~Copyable {
   /// Empties the window for a new input, whose first byte is stream offset 0.
   mutating func restart() {
     storage.count = 0
+    lastByte = nil
     storage.shrink(ifAbove: 1 << 22)
     start = .zero
   }

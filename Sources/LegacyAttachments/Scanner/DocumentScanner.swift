@@ -135,12 +135,9 @@ struct DocumentScanner: ~Copyable {
     UnsafeBufferPointer(start: documentText, count: tokenEnd)
   }
 
-  /// Whether the innermost open container is an array; nil when none is open, or when it is a
-  /// run's object (which the framer follows: errors there are located as between documents).
-  var innermostIsArray: Bool? {
-    frames.isEmpty || (frames.count == 1 && frames[0].role == .members)
-      ? nil : frames[frames.count - 1].isArray
-  }
+  /// Whether the innermost container the scanner has open is an array (a run's object
+  /// included); nil when it has none open (the framer may have).
+  var innermostIsArray: Bool? { frames.isEmpty ? nil : frames[frames.count - 1].isArray }
 
   /// Where the document being scanned starts in the input, if one is open.
   var openDocumentStart: StreamOffset? { inDocument ? document.start : nil }
