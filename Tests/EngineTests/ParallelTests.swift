@@ -7,7 +7,7 @@ import Glibc
 import Testing
 import TestSupport
 
-@testable import LegacyAttachments
+@_spi(Testing) @testable import LegacyAttachments
 
 // `--jobs N` must change nothing but speed: the same stdout, stderr (diagnostics with the same
 // lines and columns), rejects and counts as one thread, for any input. Batches are made tiny
@@ -143,8 +143,88 @@ private func expectSameAsOneThread(
   #expect(spread > 0, "\(label): \(spread)")
 }
 
+/// A loopback TCP connection whose peer sent `bytes` and then reset it: reading it gives the
+/// bytes, then ECONNRESET, a read error in the middle of an input.
+private func resetConnection(after bytes: [UInt8]) -> Int32 {
+  let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+  var address = sockaddr_in()
+  address.sin_family = sa_family_t(AF_INET)
+  address.sin_addr.s_addr = inet_addr("127.0.0.1")
+  var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+  let bound = withUnsafeMutablePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+      bind(server, pointer, length) == 0 && listen(server, 1) == 0
+        && getsockname(server, pointer, &length) == 0
+    }
+  }
+  precondition(bound, "a loopback listener")
+  let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+  let connected = withUnsafeMutablePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, length) == 0 }
+  }
+  precondition(connected, "connected to the loopback listener")
+  let peer = accept(server, nil, nil)
+  close(server)
+  var sent = 0
+  while sent < bytes.count {
+    let count = bytes.withUnsafeBytes { write(peer, $0.baseAddress! + sent, bytes.count - sent) }
+    precondition(count > 0, "written to the loopback connection")
+    sent += count
+  }
+  // Closing with a zero linger time resets the connection; the reset arrives after the bytes.
+  var reset = linger(l_onoff: 1, l_linger: 0)
+  setsockopt(peer, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+  close(peer)
+  // Wait for the reset to arrive (a guard of 10 minutes against a hang, not a speed test).
+  var event = pollfd(fd: client, events: 0, revents: 0)
+  _ = poll(&event, 1, 600_000)
+  return client
+}
+
 @Suite("Parallel conversion (--jobs)")
 struct ParallelTests {
+  @Test(
+    "a read error in the middle of an input (a reset connection): what was read before it is converted, as with one thread"
+  )
+  func readErrorInTheMiddle() throws {
+    let input = stream(count: 200, badEvery: 17)
+    func convert(jobs: Int) -> (output: [UInt8], diagnostics: [String], failure: String?) {
+      let descriptor = resetConnection(after: input)
+      defer { close(descriptor) }
+      var output: [UInt8] = []
+      var diagnostics: [String] = []
+      let collected = ClosureSink { (bytes: UnsafeRawBufferPointer) in
+        output.append(contentsOf: bytes)
+      }
+      let converter = StreamConverter(
+        options: ConversionOptions(mode: .push, keepGoing: true), output: collected)
+      converter.jobs = jobs
+      converter.batchBytes = 300
+      converter.readSize = 1000
+      converter.diagnosticHandler = { (diagnostic: ConversionDiagnostic, name: String) in
+        diagnostics.append(diagnostic.formatted(inputName: name))
+      }
+      var failure: String? = nil
+      do throws(ConversionIOError) {
+        _ = try converter.convert(descriptor: descriptor, name: "in")
+      } catch {
+        failure = "\(error.operation) \(error.errno)"
+      }
+      try? converter.finish()
+      return (output, diagnostics, failure)
+    }
+    let single = convert(jobs: 1)
+    #expect(single.failure == "read \(SystemErrno(code: ECONNRESET))")
+    #expect(single.output.count > input.count / 2, "\(single.output.count) of \(input.count)")
+    #expect(single.diagnostics.count > 5)
+    for jobs in [2, 3] {
+      let parallel = convert(jobs: jobs)
+      #expect(parallel.failure == single.failure, "jobs \(jobs)")
+      #expect(parallel.output == single.output, "jobs \(jobs)")
+      #expect(parallel.diagnostics == single.diagnostics, "jobs \(jobs)")
+    }
+  }
+
   @Test(
     "a continuous _changes feed (--docs .doc): the same as one thread at any batch size",
     arguments: [ConversionMode.push, .pull, .list, .check])

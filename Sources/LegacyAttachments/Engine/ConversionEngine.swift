@@ -220,8 +220,7 @@ final class ConversionEngine {
     do {
       count = try window.read(from: descriptor, maximum: maximum)
     } catch {
-      // What was read of this input cannot be finished: the next input starts afresh.
-      startNextInput()
+      inputUnreadable()
       throw ConversionIOError(operation: .read, errno: error, target: name)
     }
     windowChanged()
@@ -230,6 +229,10 @@ final class ConversionEngine {
     if count > 0 { parseAvailable(final: false) }
     return count
   }
+
+  /// Reading the current input failed: what was read of it and not converted cannot be
+  /// finished, and the next input starts afresh.
+  func inputUnreadable() { startNextInput() }
 
   /// The current input has ended: converts what is left, reports a truncated document, gets
   /// ready for the next input and returns how this one went.

@@ -127,6 +127,8 @@ extension StreamConverter {
     /// (rows' paths count them).
     var elementsBefore = 0
     let rowPathPrefix = Framer.rowPathBeforeFirstIndex(options: options)
+    /// A read that failed: what was read before it is converted first, as on one thread.
+    var readFailure: SystemErrno? = nil
 
     /// Writes the next batch's result (converted again after the previous one's carry), or,
     /// once the rest goes on on this thread, adds the batch's bytes to that rest.
@@ -216,8 +218,8 @@ extension StreamConverter {
         return try continueOnThisThread(
           descriptor, name: name, carry: resume.bytes, pending: reader.pendingBytes,
           first: resume.first, atInputStart: resume.atInputStart, start: resume.start,
-          elementsBefore: resume.elementsBefore, alreadyRead: total, documentsBefore: documentsFound
-        )
+          elementsBefore: resume.elementsBefore, alreadyRead: total,
+          documentsBefore: documentsFound, readFailure: readFailure)
       }
       return try continueOnThisThread(
         descriptor, name: name, carry: carry?.bytes, pending: reader.pendingBytes,
@@ -225,7 +227,7 @@ extension StreamConverter {
         atInputStart: reader.atInputStart && carry == nil,
         start: carry == nil ? nextStart ?? .topLevel : .topLevel,
         elementsBefore: carry == nil ? elementsBefore : 0, alreadyRead: total,
-        documentsBefore: documentsFound)
+        documentsBefore: documentsFound, readFailure: readFailure)
     }
 
     while true {
@@ -235,7 +237,10 @@ extension StreamConverter {
         do {
           count = try reader.read(from: descriptor)
         } catch {
-          throw ConversionIOError(operation: .read, errno: error, target: name)
+          // One thread would have converted everything read before the failure: the batches
+          // in flight are written, and what was read after them is converted on this thread.
+          readFailure = error
+          return try goOnOnThisThread()
         }
         total += count
         statisticsOffset.bytesIn += count

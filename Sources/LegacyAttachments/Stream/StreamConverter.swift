@@ -160,12 +160,13 @@ public final class StreamConverter {
   }
 
   /// Continues an input on this thread from the middle: `carry` then `pending` (already read
-  /// and counted) start at `first`, at `start` in the input's structure.
+  /// and counted) start at `first`, at `start` in the input's structure. With `readFailure`, the
+  /// read after them failed: the input ends there with that error, as on one thread.
   func continueOnThisThread(
     _ descriptor: SystemFileDescriptor, name: String, carry: [UInt8]?,
     pending: UnsafeRawBufferPointer,
     first: TextPosition, atInputStart: Bool, start: BatchStart, elementsBefore: Int,
-    alreadyRead: Int, documentsBefore: Int
+    alreadyRead: Int, documentsBefore: Int, readFailure: SystemErrno? = nil
   ) throws(ConversionIOError) -> InputOutcome {
     engine.lineAtATime = false
     engine.beginBatch(
@@ -181,6 +182,10 @@ public final class StreamConverter {
       if let failure { throw failure }
     }
     try feedInPieces(pending)
+    if let readFailure {
+      engine.inputUnreadable()
+      throw ConversionIOError(operation: .read, errno: readFailure, target: name)
+    }
     return try readToEnd(descriptor, name: name, alreadyRead: alreadyRead)
   }
 
