@@ -29,9 +29,13 @@ struct FuzzRegressionTests {
   @Test("same result at every chunk size, in every mode", arguments: regressionNames)
   func chunkSizesAgree(name: String) throws {
     let input = Array(try Data(contentsOf: regressionRoot.appendingPathComponent(name)))
+    // As the fuzz target runs them: as lines, and as envelopes whose path iterates (the input
+    // is then parsed as far as it was read, whole lines or not) or not.
+    let paths = [DocumentPath.root, .changes, .bulkGet, DocumentPath(steps: [.member("doc")])]
     for mode in ConversionMode.allCases {
-      for keepGoing in [false, true] {
-        let options = ConversionOptions(mode: mode, keepGoing: keepGoing)
+      for (keepGoing, path) in [false, true].flatMap({ going in paths.map { (going, $0) } }) {
+        var options = ConversionOptions(mode: mode, keepGoing: keepGoing)
+        options.documents = path
         let whole = CBLAttachments.convertStream(input, options: options)
         for chunk in 1...16 {
           for capacities in [EngineCapacities.standard, .tiny] {
@@ -43,7 +47,7 @@ struct FuzzRegressionTests {
               && pieces.diagnostics == whole.diagnostics && pieces.outcome == whole.outcome
             #expect(
               same,
-              "\(name) \(mode) keepGoing=\(keepGoing) chunk \(chunk)\(capacities == .tiny ? " tiny" : "")"
+              "\(name) \(mode) \(path) keepGoing=\(keepGoing) chunk \(chunk)\(capacities == .tiny ? " tiny" : "")"
             )
             if !same { break }
           }

@@ -53,6 +53,8 @@ struct SkippedInput {
   let report: MalformedReport
   /// `--format list`: nothing resumes; the rest of the input is not converted.
   let toEndOfInput: Bool
+  /// Without `--keep-going`: the skip ends at the end of the error's line, and the run stops.
+  var toLineEnd = false
   /// After a truncated record: resume recovering, line by line, up to here.
   let recoverUntil: StreamOffset?
   /// The rejected text before this has been saved or counted.
@@ -463,7 +465,7 @@ final class ConversionEngine {
         previousEnd: context.pointee.scanner.previousEnd,
         lastTokenStart: context.pointee.scanner.tokenInputStart,
         innermostIsArray: context.pointee.scanner.innermostIsArray
-          ?? context.pointee.handler.framer.innermostIsArray, batchPlace: batchPlace)
+          ?? context.pointee.handler.framer.innermostIsArray, before: envelopeTokenBefore)
       let lexical = yajlMessage.hasPrefix("lexical error")
       if lexical, let end = endOfInput, view.tokenRunsToEnd(from: offset, inputEnd: end) {
         // The input ends inside this token (`tru`, `-1.5e`, `"abc\`): it was cut short, as
@@ -543,6 +545,13 @@ final class ConversionEngine {
         end = next
       } else if let newline = view.firstNewline(from: end, to: view.end) {
         end = newline + 1
+      } else if !atEndOfInput {
+        // The line goes on past what was read (with a path that iterates, what was read is
+        // parsed, whole lines or not): it is read to its end first, then the run stops.
+        beginSkipping(
+          from: start, startPosition: startPosition, report: report, scanFrom: end,
+          countsDocument: countsDocument, toLineEnd: true)
+        return
       } else {
         end = view.end
       }
@@ -592,22 +601,29 @@ final class ConversionEngine {
   private func beginSkipping(
     from start: StreamOffset, startPosition: TextPosition? = nil, report: MalformedReport,
     toEndOfInput: Bool = false, recoverUntil: StreamOffset? = nil, scanFrom: StreamOffset? = nil,
-    countsDocument: Bool = true
+    countsDocument: Bool = true, toLineEnd: Bool = false
   ) {
     context.pointee.scanner.resetDocument()
     phase = .skipping(
       SkippedInput(
         startPosition: startPosition
           ?? context.pointee.handler.lines.position(of: start, in: window.view),
-        report: report, toEndOfInput: toEndOfInput, recoverUntil: recoverUntil, savedTo: start,
-        scanFrom: scanFrom ?? start, countsDocument: countsDocument))
+        report: report, toEndOfInput: toEndOfInput, toLineEnd: toLineEnd,
+        recoverUntil: recoverUntil, savedTo: start, scanFrom: scanFrom ?? start,
+        countsDocument: countsDocument))
   }
 
   /// Looks on for the line to resume at. Returns true when the skip has ended.
   private func continueSkipping(final: Bool) -> Bool {
     guard case .skipping(var skip) = phase else { return true }
     let view = window.view
-    if !skip.toEndOfInput {
+    if skip.toLineEnd {
+      if let newline = view.firstNewline(from: skip.scanFrom, to: view.end) {
+        finishSkipping(at: newline + 1, reachedEnd: false)
+        return true
+      }
+      skip.scanFrom = view.end
+    } else if !skip.toEndOfInput {
       var position = skip.scanFrom
       skip.scanFrom = view.end
       while let newline = view.firstNewline(from: position, to: view.end) {
@@ -679,6 +695,8 @@ final class ConversionEngine {
     context.pointee.handler.lines.advance(to: end, in: window.view)
     if skip.toEndOfInput {
       stop = .brokenFraming
+    } else if skip.toLineEnd {
+      stop = .rejectedDocument
     }
     if let until = skip.recoverUntil, end < until {
       phase = .recovering(until: until)
@@ -804,9 +822,25 @@ final class ConversionEngine {
   /// Where the current batch started (``beginBatch(first:atInputStart:start:elementsBefore:)``).
   private var batchStart = BatchStart.topLevel
 
-  /// Where among an array's elements the current batch started, if it started between them.
-  private var batchPlace: ElementsPlace? {
-    if case .betweenElements(let place, _) = batchStart { place } else { nil }
+  /// Outside the documents (in the envelope), what the last token before a refused one was: the
+  /// envelope token the framer last had, a value the scanner read through (a document, a
+  /// container off the path), or the place a `-j` batch started at. The bytes before it may be
+  /// gone (the window keeps the envelope only from its last complete element). Nil inside a
+  /// value the scanner is reading, whose bytes are all held.
+  private var envelopeTokenBefore: TokenBefore? {
+    guard context.pointee.scanner.innermostIsArray == nil else { return nil }
+    let previousEnd = context.pointee.scanner.previousEnd
+    if previousEnd == .zero {
+      if case .betweenElements(let place, _) = batchStart { return TokenBefore(place) }
+      return nil
+    }
+    let token = context.pointee.scanner.envelopeToken
+    guard token.end == previousEnd else { return .value }
+    switch token.kind {
+    case .key: return .key
+    case .open: return .open
+    case .close, .scalar: return .value
+    }
   }
   /// The output position where a batch started between elements began.
   private var batchOutputStart = 0

@@ -1,3 +1,22 @@
+/// What the last token before a refused one was, when it is known without looking back at the
+/// bytes (outside the documents, where those bytes may be gone): it says which separator was due.
+enum TokenBefore: Equatable {
+  /// A key: `:` was due.
+  case key
+  /// An opening bracket, or a comma: no separator was due.
+  case open
+  /// A value (a document, a scalar, a closing bracket): `,` was due.
+  case value
+
+  /// Where a `-j` batch that starts between an array's elements starts.
+  init(_ place: ElementsPlace) {
+    switch place {
+    case .afterOpen, .afterComma: self = .open
+    case .afterElement: self = .value
+    }
+  }
+}
+
 /// Where a syntax error is, worked out from the input rather than from yajl's own offset (which
 /// depends on the error and on where yajl's piece started), so that it is the same however the
 /// input was read.
@@ -5,12 +24,12 @@ extension InputView {
   /// Where the token yajl refused starts: the first thing after the last token it accepted
   /// (ending at `previousEnd`, starting at `lastTokenStart`), past the separator that was due
   /// there (a separator that was not due is itself the refused token). `innermostIsArray` tells
-  /// the innermost open container, nil when none is open. `batchPlace` is where among an
-  /// array's elements a `-j` batch started, when it did: before the batch's first token
-  /// (`previousEnd` 0) the bytes before are not held, and the place says what is due.
+  /// the innermost open container, nil when none is open. `before` is what the last token was,
+  /// when the caller knows it (outside the documents); otherwise it is worked out from the bytes
+  /// before `previousEnd`, which must then be held back to the last token's start.
   func refusedTokenOffset(
     previousEnd: StreamOffset, lastTokenStart: StreamOffset, innermostIsArray: Bool?,
-    batchPlace: ElementsPlace? = nil
+    before: TokenBefore? = nil
   ) -> StreamOffset {
     var index = previousEnd
     func skipSpace() { while index < end, JSONText.isWhitespace(self[index]) { index += 1 } }
@@ -19,12 +38,19 @@ extension InputView {
     let separator = self[index]
     guard separator == UInt8(ascii: ",") || separator == UInt8(ascii: ":") else { return index }
     guard let innermostIsArray else { return index }
-    if previousEnd == .zero {
-      guard batchPlace == .afterElement && separator == UInt8(ascii: ",") else { return index }
+    if let before {
+      let due: UInt8? =
+        switch before {
+        case .key: UInt8(ascii: ":")
+        case .open: nil
+        case .value: UInt8(ascii: ",")
+        }
+      guard separator == due else { return index }
       index += 1
       skipSpace()
       return min(index, end)
     }
+    guard previousEnd > .zero else { return index }
     let lastByte = self[previousEnd - 1]
     let afterOpen =
       (lastByte == UInt8(ascii: "{") || lastByte == UInt8(ascii: "["))
