@@ -70,31 +70,81 @@ extension InputView {
   }
 
   /// Whether the token starting at `tokenStart` is still going on where the input ends (at
-  /// `inputEnd`): a string with no closing quote, or a literal or number with nothing after it.
+  /// `inputEnd`): every byte from it to the end is the start of a valid token that the end cut
+  /// short (a string with no closing quote, `tru`, `-1.5e`). A token with a byte no token can
+  /// have there (`"\u003}`, `1.5x`, `nul!`) is refused for that byte, whatever follows it, so
+  /// the answer does not depend on how much of the input yajl had been given.
   func tokenRunsToEnd(from tokenStart: StreamOffset, inputEnd: StreamOffset) -> Bool {
     guard tokenStart < inputEnd else { return true }
-    if self[tokenStart] == UInt8(ascii: "\"") {
-      var index = tokenStart + 1
-      while index < inputEnd {
-        if self[index] == UInt8(ascii: "\\") {
-          index += 2
-          continue
-        }
-        if self[index] == UInt8(ascii: "\"") || self[index] < 0x20 { return false }
-        index += 1
-      }
-      return true
+    let first = self[tokenStart]
+    if first == UInt8(ascii: "\"") {
+      return stringRunsToEnd(from: tokenStart + 1, inputEnd: inputEnd)
     }
-    var index = tokenStart
+    if first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39) {
+      return numberRunsToEnd(from: tokenStart, inputEnd: inputEnd)
+    }
+    for literal in ["true", "false", "null"] as [StaticString] {
+      let count = inputEnd - tokenStart
+      guard count < literal.utf8CodeUnitCount else { continue }
+      var index = 0
+      while index < count && self[tokenStart + index] == literal.utf8Start[index] { index += 1 }
+      if index == count { return true }
+    }
+    return false
+  }
+
+  /// The inside of a string from `index` to the end: no closing quote, no control character,
+  /// every escape valid as far as it goes.
+  private func stringRunsToEnd(from start: StreamOffset, inputEnd: StreamOffset) -> Bool {
+    var index = start
     while index < inputEnd {
       let byte = self[index]
-      let continues =
-        (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
-        || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
-      if !continues { return false }
-      index += 1
+      if byte == UInt8(ascii: "\"") || byte < 0x20 { return false }
+      guard byte == UInt8(ascii: "\\") else {
+        index += 1
+        continue
+      }
+      guard index + 1 < inputEnd else { return true }
+      let escape = self[index + 1]
+      if escape == UInt8(ascii: "u") {
+        var digit = index + 2
+        while digit < index + 6 {
+          guard digit < inputEnd else { return true }
+          let hex = self[digit] | 0x20
+          guard (hex >= 0x30 && hex <= 0x39) || (hex >= 0x61 && hex <= 0x66) else { return false }
+          digit += 1
+        }
+        index += 6
+        continue
+      }
+      guard Array("\"\\/bfnrt".utf8).contains(escape) else { return false }
+      index += 2
     }
     return true
+  }
+
+  /// A number from `start` to the end that needs more to be complete or could go on
+  /// (`-`, `1.`, `2e+`, `12`), with nothing a number cannot hold.
+  private func numberRunsToEnd(from start: StreamOffset, inputEnd: StreamOffset) -> Bool {
+    var index = start
+    func digits() {
+      while index < inputEnd, self[index] >= 0x30 && self[index] <= 0x39 { index += 1 }
+    }
+    if self[index] == UInt8(ascii: "-") { index += 1 }
+    digits()
+    if index < inputEnd && self[index] == UInt8(ascii: ".") {
+      index += 1
+      digits()
+    }
+    if index < inputEnd && self[index] | 0x20 == UInt8(ascii: "e") {
+      index += 1
+      if index < inputEnd && (self[index] == UInt8(ascii: "+") || self[index] == UInt8(ascii: "-"))
+      {
+        index += 1
+      }
+      digits()
+    }
+    return index == inputEnd
   }
 
   /// In the string token starting at `quote`, the first byte that is not allowed there: a
