@@ -524,6 +524,36 @@ struct ParallelTests {
     }
   }
 
+  @Test(
+    "a form feed at the end of a row's line, then a token yajl refuses: one message at -j 1 and 2")
+  func formFeedBeforeRefusedToken() throws {
+    // At a cut, a batch ends with the form feed (reported as not JSON's white space); one pass
+    // went on to the refused token and reported yajl's message instead.
+    for separator in ["\u{0C}", "\u{0B}"] {
+      var changes = ConversionOptions(mode: .push, keepGoing: true)
+      changes.documents = .changes
+      var list = ConversionOptions(mode: .push, keepGoing: true)
+      list.framing = .list
+      for (text, options) in [
+        (
+          "{\"results\":[\n{\"doc\":{\"_id\":\"a\"}}\(separator)\n,,{\"doc\":{\"_id\":\"b\"}}\n]}\n",
+          changes
+        ),
+        ("[\n{\"_id\":\"a\"}\(separator)\n,]\n", list),
+      ] {
+        let input = Array(text.utf8)
+        let single = try run(input, options: options, jobs: 1)
+        #expect(
+          single.located.last?.contains(separator == "\u{0C}" ? "form feed" : "vertical tab")
+            == true, "\(single.located)")
+        for batchBytes in 1...40 {
+          let parallel = try run(input, options: options, jobs: 2, batchBytes: batchBytes)
+          #expect(parallel == single && parallel.located == single.located, "batch \(batchBytes)")
+        }
+      }
+    }
+  }
+
   @Test("a feed where the path finds no document: one report for the input, whatever the batches")
   func feedWithoutDocuments() throws {
     let input = Array((0..<40).map { #"{"last_seq":"\#($0)"}"# + "\n" }.joined().utf8)

@@ -466,6 +466,10 @@ final class ConversionEngine {
         lastTokenStart: context.pointee.scanner.tokenInputStart,
         innermostIsArray: context.pointee.scanner.innermostIsArray
           ?? context.pointee.handler.framer.innermostIsArray, before: envelopeTokenBefore)
+      // A form feed or vertical tab before the refused token, or as it (yajl's whitespace, not
+      // JSON's), is the first byte that is not JSON: reported as the scanner reports one before
+      // a token it takes, and as a batch that ends after it does.
+      if reportedSpaceYajlTakes(before: min(offset + 1, view.end)) { return }
       let lexical = yajlMessage.hasPrefix("lexical error")
       if lexical, let end = endOfInput, view.tokenRunsToEnd(from: offset, inputEnd: end) {
         // The input ends inside this token (`tru`, `-1.5e`, `"abc\`): it was cut short, as
