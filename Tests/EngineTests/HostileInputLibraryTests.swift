@@ -64,6 +64,38 @@ struct HostileInputLibraryTests {
     }
   }
 
+  @Test("without keep-going a broken envelope stops at once, even on a line that never ends")
+  func stopDoesNotWaitForALineEnd() throws {
+    var options = ConversionOptions(mode: .push)
+    options.documents = .changes
+    var output: [UInt8] = []
+    var diagnostics: [String] = []
+    let converter = StreamConverter(
+      options: options,
+      output: ClosureSink { (bytes: UnsafeRawBufferPointer) in output.append(contentsOf: bytes) })
+    converter.diagnosticHandler = { (diagnostic: ConversionDiagnostic, _: String) in
+      diagnostics.append(diagnostic.description)
+    }
+    // The error, then bytes with no newline (ending after 10,000 reads, so that a converter
+    // that waits for the line's end still ends).
+    var reads = 0
+    var source = ClosureSource { (buffer: UnsafeMutableRawBufferPointer) in
+      reads += 1
+      guard reads < 10_000 else { return 0 }
+      let text = reads == 1 ? Array(#"{"results":[x"#.utf8) : [UInt8](repeating: 0x79, count: 4096)
+      let count = min(text.count, buffer.count)
+      text.withUnsafeBytes {
+        buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[..<count]))
+      }
+      return count
+    }
+    #expect(try converter.convert(from: &source, name: "in") == .stopped)
+    try converter.finish()
+    #expect(reads < 10, "\(reads) reads")
+    #expect(diagnostics == ["1:13: error: malformed JSON: invalid character"])
+    #expect(output == Array("{\"results\":[]}\n".utf8))
+  }
+
   @Test("a truncated document 100,000 levels deep: a malformed-JSON error at the end of the input")
   func deepTruncated() throws {
     let depth = 100_000

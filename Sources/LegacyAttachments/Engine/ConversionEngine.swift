@@ -53,8 +53,6 @@ struct SkippedInput {
   let report: MalformedReport
   /// `--format list`: nothing resumes; the rest of the input is not converted.
   let toEndOfInput: Bool
-  /// Without `--keep-going`: the skip ends at the end of the error's line, and the run stops.
-  var toLineEnd = false
   /// After a truncated record: resume recovering, line by line, up to here.
   let recoverUntil: StreamOffset?
   /// The rejected text before this has been saved or counted.
@@ -234,7 +232,11 @@ final class ConversionEngine {
 
   /// Reading the current input failed: what was read of it and not converted cannot be
   /// finished, and the next input starts afresh.
-  func inputUnreadable() { startNextInput() }
+  func inputUnreadable() {
+    // Rejected text being skipped is reported and saved as far as it was read.
+    if case .skipping = phase { finishSkipping(at: window.end, reachedEnd: false) }
+    startNextInput()
+  }
 
   /// The current input has ended: converts what is left, reports a truncated document, gets
   /// ready for the next input and returns how this one went.
@@ -547,15 +549,11 @@ final class ConversionEngine {
       var end = min(offset, view.end)
       if let next = truncatedRecordEnd {
         end = next
+      } else if parsesAnywhere {
+        // What was read is parsed whole lines or not, so the error's line may not all be read
+        // yet (and may never end): the text ends where the error is, at every read size.
       } else if let newline = view.firstNewline(from: end, to: view.end) {
         end = newline + 1
-      } else if !atEndOfInput {
-        // The line goes on past what was read (with a path that iterates, what was read is
-        // parsed, whole lines or not): it is read to its end first, then the run stops.
-        beginSkipping(
-          from: start, startPosition: startPosition, report: report, scanFrom: end,
-          countsDocument: countsDocument, toLineEnd: true)
-        return
       } else {
         end = view.end
       }
@@ -605,29 +603,22 @@ final class ConversionEngine {
   private func beginSkipping(
     from start: StreamOffset, startPosition: TextPosition? = nil, report: MalformedReport,
     toEndOfInput: Bool = false, recoverUntil: StreamOffset? = nil, scanFrom: StreamOffset? = nil,
-    countsDocument: Bool = true, toLineEnd: Bool = false
+    countsDocument: Bool = true
   ) {
     context.pointee.scanner.resetDocument()
     phase = .skipping(
       SkippedInput(
         startPosition: startPosition
           ?? context.pointee.handler.lines.position(of: start, in: window.view),
-        report: report, toEndOfInput: toEndOfInput, toLineEnd: toLineEnd,
-        recoverUntil: recoverUntil, savedTo: start, scanFrom: scanFrom ?? start,
-        countsDocument: countsDocument))
+        report: report, toEndOfInput: toEndOfInput, recoverUntil: recoverUntil, savedTo: start,
+        scanFrom: scanFrom ?? start, countsDocument: countsDocument))
   }
 
   /// Looks on for the line to resume at. Returns true when the skip has ended.
   private func continueSkipping(final: Bool) -> Bool {
     guard case .skipping(var skip) = phase else { return true }
     let view = window.view
-    if skip.toLineEnd {
-      if let newline = view.firstNewline(from: skip.scanFrom, to: view.end) {
-        finishSkipping(at: newline + 1, reachedEnd: false)
-        return true
-      }
-      skip.scanFrom = view.end
-    } else if !skip.toEndOfInput {
+    if !skip.toEndOfInput {
       var position = skip.scanFrom
       skip.scanFrom = view.end
       while let newline = view.firstNewline(from: position, to: view.end) {
@@ -699,8 +690,6 @@ final class ConversionEngine {
     context.pointee.handler.lines.advance(to: end, in: window.view)
     if skip.toEndOfInput {
       stop = .brokenFraming
-    } else if skip.toLineEnd {
-      stop = .rejectedDocument
     }
     if let until = skip.recoverUntil, end < until {
       phase = .recovering(until: until)
