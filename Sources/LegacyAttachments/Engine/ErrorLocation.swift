@@ -37,36 +37,43 @@ extension InputView {
     guard index < end else { return end }
     let separator = self[index]
     guard separator == UInt8(ascii: ",") || separator == UInt8(ascii: ":") else { return index }
-    guard let innermostIsArray else { return index }
-    if let before {
-      let due: UInt8? =
-        switch before {
-        case .key: UInt8(ascii: ":")
-        case .open: nil
-        case .value: UInt8(ascii: ",")
-        }
-      guard separator == due else { return index }
-      index += 1
-      skipSpace()
-      return min(index, end)
-    }
-    guard previousEnd > .zero else { return index }
-    let lastByte = self[previousEnd - 1]
-    let afterOpen =
-      (lastByte == UInt8(ascii: "{") || lastByte == UInt8(ascii: "["))
-      && lastTokenStart == previousEnd - 1
-    if afterOpen { return index }
-    var due = UInt8(ascii: ",")
-    if !innermostIsArray && lastByte == UInt8(ascii: "\"") {
-      // A string in an object is a key when it follows `{` or `,`, a value when it follows `:`.
-      var before = lastTokenStart - 1
-      while before >= start, JSONText.isWhitespace(self[before]) { before = before - 1 }
-      if before >= start && self[before] != UInt8(ascii: ":") { due = UInt8(ascii: ":") }
-    }
+    guard let innermostIsArray,
+      let before = before
+        ?? tokenBefore(
+          previousEnd: previousEnd, lastTokenStart: lastTokenStart,
+          innermostIsArray: innermostIsArray)
+    else { return index }
+    let due: UInt8? =
+      switch before {
+      case .key: UInt8(ascii: ":")
+      case .open: nil
+      case .value: UInt8(ascii: ",")
+      }
     guard separator == due else { return index }
     index += 1
     skipSpace()
     return min(index, end)
+  }
+
+  /// What the last token (ending at `previousEnd`, starting at `lastTokenStart`) was, from the
+  /// bytes; nil when they are not there.
+  private func tokenBefore(
+    previousEnd: StreamOffset, lastTokenStart: StreamOffset, innermostIsArray: Bool
+  ) -> TokenBefore? {
+    guard previousEnd > .zero else { return nil }
+    let lastByte = self[previousEnd - 1]
+    if (lastByte == UInt8(ascii: "{") || lastByte == UInt8(ascii: "["))
+      && lastTokenStart == previousEnd - 1
+    {
+      return .open
+    }
+    if !innermostIsArray && lastByte == UInt8(ascii: "\"") {
+      // A string in an object is a key when it follows `{` or `,`, a value when it follows `:`.
+      var before = lastTokenStart - 1
+      while before >= start, JSONText.isWhitespace(self[before]) { before = before - 1 }
+      if before >= start && self[before] != UInt8(ascii: ":") { return .key }
+    }
+    return .value
   }
 
   /// Whether the token starting at `tokenStart` is still going on where the input ends (at
@@ -117,7 +124,13 @@ extension InputView {
         index += 6
         continue
       }
-      guard Array("\"\\/bfnrt".utf8).contains(escape) else { return false }
+      switch escape {
+      case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+        UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+        break
+      default:
+        return false
+      }
       index += 2
     }
     return true

@@ -16,10 +16,10 @@ struct ResultMark: Sendable, Equatable, BitwiseCopyable {
 /// Handing them over in mark order (``deliver(output:rejects:diagnostic:)``) interleaves them
 /// exactly as the documents came, so a failed write stops everything after the document it
 /// failed on: no later output, reject or message. Output that may still be taken back (an
-/// envelope's element being converted, or everything since the last place it could be closed) is held back
-/// (``undeliverableFrom``); ``checkpoint()`` and ``rollback(to:)`` take it back. Every position
-/// counts from the start of the run, like a stream offset, so that none goes stale when a
-/// prefix is handed over.
+/// envelope's element being converted, or everything since the last place the envelope could
+/// be closed) is held back (``undeliverableFrom``); ``checkpoint()`` and ``rollback(to:)`` take
+/// it back. Every position counts from the start of the run, like a stream offset, so that none
+/// goes stale when a prefix is handed over.
 struct Results: ~Copyable {
   /// What is not handed over yet: the output from ``delivered``'s output on, and so on.
   var output: ByteBuffer
