@@ -569,6 +569,49 @@ struct ParallelTests {
     }
   }
 
+  @Test("--format list broken after its first element: the array is closed validly at any batch")
+  func listBrokenAfterFirstElement() throws {
+    // A review finding: batches cut after the first element's line wrote `,` before it, as if
+    // an element had come before it, and the output was no longer JSON.
+    let input = Array("[{\"a\":1},\n{\"b\"\n,1]\n".utf8)
+    var options = ConversionOptions(mode: .push, keepGoing: true)
+    options.framing = .list
+    let single = try run(input, options: options, jobs: 1)
+    #expect(String(decoding: single.output, as: UTF8.self) == "[\n{\"a\":1}\n]\n", "\(single)")
+    for batchBytes in 1...40 {
+      let parallel = try run(input, options: options, jobs: 2, batchBytes: batchBytes)
+      #expect(parallel == single && parallel.located == single.located, "batch \(batchBytes)")
+    }
+  }
+
+  @Test(
+    "an envelope broken at every byte, cut into batches of every size: the same as one thread",
+    arguments: ["list", "changes"])
+  func envelopeBrokenAtEveryByte(format: String) throws {
+    // Each byte in turn is replaced by one that breaks the JSON there, or the input ends there.
+    // Elements run over lines, so that batches cut inside them.
+    let text =
+      format == "list"
+      ? "[{\"a\":1},\n{\"b\"\n:{\"@type\":\"blob\",\n\"digest\":\"sha1-b\"}},\n{\"c\":3}\n]\n"
+      : "{\"results\":[\n{\"seq\":1,\"doc\":{\"_id\":\"a\"}},\n{\"seq\":2,\n\"doc\":{\"c\"\n:3}}\n],\"last_seq\":2}\n"
+    let bytes = Array(text.utf8)
+    var options = ConversionOptions(mode: .push, keepGoing: true)
+    if format == "list" { options.framing = .list } else { options.documents = .changes }
+    for place in 0..<bytes.count {
+      var broken = bytes
+      broken[place] = bytes[place] == UInt8(ascii: ":") ? UInt8(ascii: ",") : UInt8(ascii: ":")
+      for input in [broken, Array(bytes[..<place])] {
+        let single = try run(input, options: options, jobs: 1)
+        for batchBytes in [1, 2, 3, 5, 8, 9, 13, 16, 21, 40] {
+          let parallel = try run(input, options: options, jobs: 2, batchBytes: batchBytes)
+          #expect(
+            parallel == single && parallel.located == single.located,
+            "\(shown(input)) batch \(batchBytes)")
+        }
+      }
+    }
+  }
+
   @Test("a feed where the path finds no document: one report for the input, whatever the batches")
   func feedWithoutDocuments() throws {
     let input = Array((0..<40).map { #"{"last_seq":"\#($0)"}"# + "\n" }.joined().utf8)

@@ -736,6 +736,8 @@ struct Framer: ~Copyable {
     if iterates {
       guard !frames.isEmpty, let envelope = openEnvelope else { return nil }
       results.rollback(to: envelope.mark.results, keepingReadCounts: false)
+      // The list's elements written since are taken back with their text.
+      listElements = envelope.mark.listElements
       documentsInInput = envelope.documentsBefore
       restart()
       results.undeliverableFrom = nil
@@ -744,6 +746,7 @@ struct Framer: ~Copyable {
     guard !units.isEmpty else { return nil }
     let unit = units.base.pointee
     results.rollback(to: unit.mark.results, keepingReadCounts: false)
+    listElements = unit.mark.listElements
     documentsInInput = unit.documentsBefore
     restart()
     results.undeliverableFrom = nil
