@@ -41,7 +41,7 @@ private func check(_ condition: Bool, _ message: String) {
 /// Converts `input` read through a pipe (inputs, and what comes of them, are under 64 KiB, a
 /// pipe's buffer, so no thread is needed), output and rejects written to pipes of their own.
 private func convertThroughPipes(
-  _ input: [UInt8], options: ConversionOptions, readSize: Int, jobs: Int
+  _ input: [UInt8], options: ConversionOptions, readSize: Int, jobs: Int, batchBytes: Int
 ) -> (output: [UInt8], rejects: [UInt8], diagnostics: [ConversionDiagnostic]) {
   func makePipe() -> (read: Int32, write: Int32) {
     var ends: [Int32] = [0, 0]
@@ -71,7 +71,7 @@ private func convertThroughPipes(
       rejects: FileDescriptorSink(descriptor: rejects.write, name: "rejects"), capacities: .tiny)
     converter.readSize = readSize
     converter.jobs = jobs
-    converter.batchBytes = 3
+    converter.batchBytes = batchBytes
     converter.diagnosticHandler = { diagnostic, _ in diagnostics.append(diagnostic) }
     _ = try? converter.convert(descriptor: source.read, name: "in")
     try? converter.finish()
@@ -103,6 +103,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     ConversionOptions(
       mode: .push, framing: .list, documents: DocumentPath(steps: [.member("doc")]),
       keepGoing: true))
+  variants.append(ConversionOptions(mode: .push, framing: .list, keepGoing: true))
   variants.append(
     ConversionOptions(
       mode: .push, documents: .bulkDocs, bulkDocs: BulkDocsOutput(documentsPerBody: 2),
@@ -123,9 +124,12 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
           pieces.diagnostics == whole.diagnostics, "\(mode) diagnostics differ with \(how)")
       }
     }
-    for (readSize, jobs) in [(1, 1), (7, 1), (5, 2)] {
-      let read = convertThroughPipes(input, options: options, readSize: readSize, jobs: jobs)
-      let how = "read \(readSize) at a time, -j \(jobs), 16-byte buffers"
+    // Batches of 3 bytes, and of a size the input picks (cuts fall everywhere across runs).
+    for (readSize, jobs, batchBytes) in [(1, 1, 3), (7, 1, 3), (5, 2, 3), (64, 2, 1 + size % 29)] {
+      let read = convertThroughPipes(
+        input, options: options, readSize: readSize, jobs: jobs, batchBytes: batchBytes)
+      let how =
+        "read \(readSize) at a time, -j \(jobs) in \(batchBytes)-byte batches, 16-byte buffers"
       check(read.output == whole.output, "\(mode) output differs when \(how)")
       check(read.rejects == whole.rejects, "\(mode) rejects differ when \(how)")
       check(read.diagnostics == whole.diagnostics, "\(mode) diagnostics differ when \(how)")
