@@ -41,8 +41,8 @@ let optionTable: [OptionSpec] = [
     "--list", mode: true, "one NDJSON row per attachment (blob or legacy): id, line, kind, name,",
     "pointer, digest, length, content_type"),
   OptionSpec(
-    "--check", mode: true, "one NDJSON finding per problem Sync Gateway would refuse or a",
-    "conversion would lose; a summary on standard error"),
+    "--check", mode: true, "one NDJSON finding per problem Sync Gateway or Couchbase Lite",
+    "would refuse or a conversion would lose; a summary on standard error"),
   OptionSpec(
     "--naming", value: "NAMING", "jsonpath ($.a.b[2], the default) or litecore (blob_/a/b/2, with",
     "\"stub\":true and \"revpos\", as Couchbase Lite 2.1+ sends)"),
@@ -81,7 +81,8 @@ let optionTable: [OptionSpec] = [
     "--rejects", value: "FILE", "save each bad document's original text to FILE (implies -k)"),
   OptionSpec(
     "--strict", "treat warnings as errors (a blob without a digest, an entry",
-    "pull keeps for its bytes, an entry upgrade leaves)"),
+    "pull keeps for its bytes, an entry upgrade leaves, a blob",
+    "--update-blobs does not update)"),
   OptionSpec("--stats", "print a summary on standard error at the end"),
   OptionSpec("--progress", "show progress on standard error while running (terminal only)"),
   OptionSpec(
@@ -113,7 +114,9 @@ extension OptionSpec {
     return optionTable.first { $0.short == letter }
   }
 
-  /// The long option closest to a mistyped `name`, when one is close enough to be meant.
+  /// The long option closest to a mistyped `name`, when one is close enough to be meant; or
+  /// the one option that `name` begins, when it is cut short (`--keep`). Options are never
+  /// taken abbreviated: a later option could make an abbreviation ambiguous.
   static func suggestion(for name: String) -> String? {
     let typed = Array(name.hasPrefix("--") ? name.dropFirst(2) : name.drop { $0 == "-" })
     guard typed.count >= 2 else { return nil }
@@ -125,7 +128,10 @@ extension OptionSpec {
         best = (distance, spec.long)
       }
     }
-    return best?.long
+    if let best { return best.long }
+    guard typed.count >= 3 else { return nil }
+    let begun = optionTable.filter { $0.long.dropFirst(2).hasPrefix(String(typed)) }
+    return begun.count == 1 ? begun[0].long : nil
   }
 }
 

@@ -91,6 +91,8 @@ struct OptionTableTests {
     for (typed, meant) in [
       ("--psuh", "--push"), ("--pul", "--pull"), ("--upgarde", "--upgrade"),
       ("--keep-goign", "--keep-going"), ("--rejetcs", "--rejects"), ("--stat", "--stats"),
+      // Cut short: the one option it begins (never taken as that option).
+      ("--keep", "--keep-going"), ("--unbuf", "--unbuffered"), ("--missing", "--missing-blobs"),
     ] {
       expectRun(
         try CLI.run(["--push", typed], stdin: input), stdout: "",
@@ -99,6 +101,12 @@ struct OptionTableTests {
     expectRun(
       try CLI.run(["--push", "--frobnicate"], stdin: input), stdout: "",
       stderr: usageError("unknown option '--frobnicate'"), status: 2)
+    // Too short to tell which option is meant (--pull or --push; --rejects or --revpos).
+    for typed in ["--pu", "--re"] {
+      expectRun(
+        try CLI.run(["--push", typed], stdin: input), stdout: "",
+        stderr: usageError("unknown option '\(typed)'"), status: 2)
+    }
   }
 
   @Test("bundled short flags work as with getopt: -kj2, -kj 2, -kh")
