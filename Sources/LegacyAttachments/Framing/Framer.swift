@@ -572,8 +572,12 @@ struct Framer: ~Copyable {
     holdBack(&results)
   }
 
-  private mutating func rollback(to mark: FramerMark, results: inout Results) {
-    results.rollback(to: mark.results)
+  /// Goes back to `mark`: the results written since, and the framer's own counts with them
+  /// (`keepingReadCounts` as ``Results/rollback(to:keepingReadCounts:)`` takes it).
+  private mutating func rollback(
+    to mark: FramerMark, keepingReadCounts: Bool = true, results: inout Results
+  ) {
+    results.rollback(to: mark.results, keepingReadCounts: keepingReadCounts)
     listElements = mark.listElements
   }
 
@@ -735,9 +739,7 @@ struct Framer: ~Copyable {
   )? {
     if iterates {
       guard !frames.isEmpty, let envelope = openEnvelope else { return nil }
-      results.rollback(to: envelope.mark.results, keepingReadCounts: false)
-      // The list's elements written since are taken back with their text.
-      listElements = envelope.mark.listElements
+      rollback(to: envelope.mark, keepingReadCounts: false, results: &results)
       documentsInInput = envelope.documentsBefore
       restart()
       results.undeliverableFrom = nil
@@ -745,8 +747,7 @@ struct Framer: ~Copyable {
     }
     guard !units.isEmpty else { return nil }
     let unit = units.base.pointee
-    results.rollback(to: unit.mark.results, keepingReadCounts: false)
-    listElements = unit.mark.listElements
+    rollback(to: unit.mark, keepingReadCounts: false, results: &results)
     documentsInInput = unit.documentsBefore
     restart()
     results.undeliverableFrom = nil
