@@ -70,6 +70,88 @@ struct EnvelopeTests {
         + "\n", stderr: duplicateError, status: 1)
   }
 
+  @Test(
+    "two arrays on the path: a stop closes the envelope before the innermost element, keeping the elements before it",
+    arguments: [["-j", "1"], ["-j", "2"]])
+  func stopClosesInnermost(_ extra: [String]) throws {
+    let scratch = try Scratch()
+    try scratch.write(
+      "bulk.json",
+      #"{"results":[{"id":"z","docs":[{"ok":{"_id":"z"}}]},{"id":"a","docs":[{"ok":{"_id":"a"}},{"ok":{"_id":"b"}},{"ok":5},{"ok":{"_id":"c"}}]}]}"#
+        + "\n")
+    let notAnObject =
+      "cbl-attachments: bulk.json:1:114: error: document is not a JSON object (it is a number)\n"
+    expectRun(
+      try CLI.run(
+        ["--push", "--format", "bulk-get"] + extra + ["bulk.json"], in: scratch.directory),
+      stdout:
+        #"{"results":[{"id":"z","docs":[{"ok":{"_id":"z"}}]},{"id":"a","docs":[{"ok":{"_id":"a"}},{"ok":{"_id":"b"}}]}]}"#
+        + "\n", stderr: notAnObject, status: 1)
+    // The same documents as `_bulk_docs` bodies: every one before the bad one is written.
+    expectRun(
+      try CLI.run(
+        ["--push", "--format", "bulk-get", "--bulk-docs", "10"] + extra + ["bulk.json"],
+        in: scratch.directory),
+      stdout: #"{"docs":[{"_id":"z"},{"_id":"a"},{"_id":"b"}]}"# + "\n", stderr: notAnObject,
+      status: 1)
+    // Documents that are the inner array's elements themselves.
+    try scratch.write(
+      "nested.json", #"{"x":[[{"_id":"a"},{"_id":"b"}],[{"_id":"c"},5,{"_id":"d"}]]}"# + "\n")
+    expectRun(
+      try CLI.run(["--push", "--docs", ".x[][]"] + extra + ["nested.json"], in: scratch.directory),
+      stdout: #"{"x":[[{"_id":"a"},{"_id":"b"}],[{"_id":"c"}]]}"# + "\n",
+      stderr:
+        "cbl-attachments: nested.json:1:46: error: document is not a JSON object (it is a number)\n",
+      status: 1)
+  }
+
+  @Test(
+    "two arrays on the path: a malformed envelope is closed after the innermost complete element, the rest rejected from the next",
+    arguments: [["-j", "1"], ["-j", "2"], ["-k"]])
+  func malformedClosesInnermost(_ extra: [String]) throws {
+    let scratch = try Scratch()
+    try scratch.write(
+      "bulk.json",
+      "{\"results\":[{\"id\":\"a\",\"docs\":[\n  {\"ok\":{\"_id\":\"a\"}},\n  {\"ok\":{\"_id\":\"b\",\n"
+    )
+    let result = try CLI.run(
+      ["--push", "--format", "bulk-get", "--rejects", "rejects.txt"] + extra + ["bulk.json"],
+      in: scratch.directory)
+    expectRun(
+      result, stdout: #"{"results":[{"id":"a","docs":[{"ok":{"_id":"a"}}]}]}"# + "\n",
+      stderr:
+        "cbl-attachments: bulk.json:4:1: error: document \"b\": malformed JSON: truncated document"
+        + " (the input ends inside it); the rest of the input (3:3 to 3:19) is not converted\n",
+      status: 1)
+    #expect(try scratch.read("rejects.txt") == #"{"ok":{"_id":"b","# + "\n")
+  }
+
+  @Test("-k: a unit rejected inside a unit, then malformed input: its error and text are kept")
+  func rejectedInnerUnitThenMalformed() throws {
+    let scratch = try Scratch()
+    try scratch.write(
+      "bulk.json",
+      #"{"results":[{"id":"a","docs":[{"ok":{"_id":"a"}},{"ok":{"_id":"b","_attachments":1,"_attachments":2}},{"ok":{"_id":"c"}},{"ok":{"_id":"d","#
+        + "\n")
+    let result = try CLI.run(
+      ["--push", "--format", "bulk-get", "-k", "--rejects", "rejects.txt", "bulk.json"],
+      in: scratch.directory)
+    expectRun(
+      result,
+      stdout: #"{"results":[{"id":"a","docs":[{"ok":{"_id":"a"}},{"ok":{"_id":"c"}}]}]}"# + "\n",
+      stderr:
+        "cbl-attachments: bulk.json:1:84: error: document \"b\": more than one top-level"
+        + " \"_attachments\" member; refusing to guess which one is meant\n"
+        + "cbl-attachments: bulk.json:2:1: error: document \"d\": malformed JSON: truncated"
+        + " document (the input ends inside it); the rest of the input (1:122 to 1:138) is not"
+        + " converted\n",
+      status: 1)
+    #expect(
+      try scratch.read("rejects.txt")
+        == #"{"ok":{"_id":"b","_attachments":1,"_attachments":2}}"# + "\n"
+        + #"{"ok":{"_id":"d","# + "\n")
+  }
+
   @Test("an input where the path finds no document gets one warning; --strict makes it status 1")
   func noDocument() throws {
     let body = Array("{\"results\":[],\"last_seq\":\"0\"}\n".utf8)

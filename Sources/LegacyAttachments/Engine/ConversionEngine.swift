@@ -512,17 +512,25 @@ final class ConversionEngine {
     var start: StreamOffset
     if let point, point.startPosition != nil {
       start = point.start
-    } else if let documentStart = context.pointee.scanner.openDocumentStart {
+    } else if let documentStart = context.pointee.scanner.openDocumentStart,
+      point?.afterElement != true
+    {
       start = documentStart
     } else {
-      // Between documents: the bad text starts after the separators.
+      // Between documents, or after an element inside a unit: the bad text starts after the
+      // separators.
       start = point?.start ?? context.pointee.scanner.previousEnd
       while start < offset, JSONText.isWhitespace(view[start]) || view[start] == 0x2C {
         start += 1
       }
       start = min(start, offset)
     }
-    let startPosition = point?.start == start ? point?.startPosition : nil
+    var startPosition = point?.start == start ? point?.startPosition : nil
+    if let point, point.afterElement, let known = point.knownPlace {
+      // The line counter may have passed it (the unit's lines).
+      startPosition = LineCounter.position(
+        of: start, after: known.offset, at: known.position, in: view)
+    }
     var problemMessage = message
     var problemOffset = offset
     if let end = endOfInput, offset >= end {

@@ -38,6 +38,15 @@ struct Unit: BitwiseCopyable {
   var rejected = false
 }
 
+/// Inside a unit, an array the path iterates: the last place where the envelope could be closed
+/// validly (after its `[` or its last complete element).
+struct InnerBoundary: BitwiseCopyable {
+  /// The index of the array's frame.
+  var frameIndex: Int
+  var mark: FramerMark
+  var input: StreamOffset
+}
+
 /// One step of the path, as the framer follows it: `[]`, or a member name (a range of the
 /// framer's names).
 struct PathStep: BitwiseCopyable {
@@ -63,6 +72,12 @@ struct AbandonPoint {
   var startPosition: TextPosition?
   /// Whether a value was open there (a unit or a document), so the error counts as a document.
   var valueWasOpen: Bool
+  /// Whether `start` is just after an element inside a unit, or its array's `[`: what is not
+  /// converted starts after the separators and whitespace that follow.
+  var afterElement = false
+  /// With ``afterElement``: a place before `start` whose position is known (the outermost
+  /// unit's start), to locate it from.
+  var knownPlace: (offset: StreamOffset, position: TextPosition)? = nil
 }
 
 /// The framing stage: follows the document path (`--docs`) through each input value, copies the
@@ -121,6 +136,12 @@ struct Framer: ~Copyable {
     var depth = 0
     var input = StreamOffset.zero
   }
+  /// Inside units, one for each array the path iterates that is open (innermost last): the
+  /// last place where the envelope could be closed validly, after its `[` or its last complete
+  /// element (``boundary`` is the same outside every unit). A document rejected without
+  /// `--keep-going`, or malformed input, closes the envelope at the innermost one, so that the
+  /// elements before it in that array stay converted.
+  private var innerBoundaries = RawStack<InnerBoundary>(capacity: 4)
   /// The separator the next document's output starts with (`:`, `,`, a list's line break).
   private var pendingSeparator: StaticString? = nil
   /// Whether something was written for the current input value (a line to end).
@@ -266,6 +287,7 @@ struct Framer: ~Copyable {
     rejectedUnitEnded = nil
     hasRejectedUnitEnded = false
     boundaryAfterRejectedUnit = nil
+    innerBoundaries.removeAll()
     rejectedUnits = 0
   }
 
@@ -299,6 +321,11 @@ struct Framer: ~Copyable {
       preconditionFailure("keys are all decided by quickVerdict")
     case .close:
       let frame = frames.pop()
+      if !innerBoundaries.isEmpty
+        && (innerBoundaries.base + (innerBoundaries.count &- 1)).pointee.frameIndex == frames.count
+      {
+        innerBoundaries.truncate(to: innerBoundaries.count &- 1)
+      }
       if frame.isList {
         listClosed = true
       } else {
@@ -442,7 +469,12 @@ struct Framer: ~Copyable {
     }
     writeValueStart(token, separator: separator, view: view, results: &results)
     frames.push(EnvelopeFrame(isArray: isArray, childStep: step + 1, iterated: isArray))
-    if iterates && units.isEmpty { setBoundary(at: token.end, results: &results) }
+    if iterates && units.isEmpty {
+      setBoundary(at: token.end, results: &results)
+    } else if isArray && takesBack && !suppressed {
+      innerBoundaries.push(
+        InnerBoundary(frameIndex: frames.count - 1, mark: mark(results), input: token.end))
+    }
     return .envelope
   }
 
@@ -499,8 +531,20 @@ struct Framer: ~Copyable {
         // (Holds back from the new boundary: what the ended unit held is free.)
         setBoundary(at: end, results: &results)
       }
-    } else if unitEnded {
-      holdBack(&results)
+    } else {
+      if !innerBoundaries.isEmpty && !suppressed {
+        let inner = innerBoundaries.base + (innerBoundaries.count &- 1)
+        if inner.pointee.frameIndex == frames.count &- 1 {
+          if hasRejectedUnitEnded {
+            // As for ``boundary``: once the unit's error and text are saved.
+            boundaryAfterRejectedUnit = end
+          } else {
+            inner.pointee.mark = mark(results)
+            inner.pointee.input = end
+          }
+        }
+      }
+      if unitEnded { holdBack(&results) }
     }
   }
 
@@ -537,7 +581,13 @@ struct Framer: ~Copyable {
   mutating func rejectedUnitSaved(results: inout Results) {
     guard let end = boundaryAfterRejectedUnit else { return }
     boundaryAfterRejectedUnit = nil
-    setBoundary(at: end, results: &results)
+    if units.isEmpty {
+      setBoundary(at: end, results: &results)
+    } else if !innerBoundaries.isEmpty {
+      let inner = innerBoundaries.base + (innerBoundaries.count &- 1)
+      inner.pointee.mark = mark(results)
+      inner.pointee.input = end
+    }
   }
 
   /// Takes the rejected unit that has just ended, if one has.
@@ -724,6 +774,13 @@ struct Framer: ~Copyable {
     // may be out already, and stay.
     if takesBack { rollback(to: unit.pointee.mark, results: &results) }
     unit.pointee.rejected = true
+    // Places inside the unit are gone with what was written of it.
+    while !innerBoundaries.isEmpty
+      && (innerBoundaries.base + (innerBoundaries.count &- 1)).pointee.frameIndex
+        >= unit.pointee.depth
+    {
+      innerBoundaries.truncate(to: innerBoundaries.count &- 1)
+    }
     rejections.append(diagnostic)
     rejectedUnits += 1
     if unit.pointee.depth == 0 { wroteValue = false }
@@ -761,7 +818,14 @@ struct Framer: ~Copyable {
   mutating func abandon(results: inout Results) -> AbandonPoint? {
     let depth: Int
     var point: AbandonPoint
-    if !units.isEmpty {
+    if !innerBoundaries.isEmpty {
+      let inner = innerBoundaries[innerBoundaries.count - 1]
+      depth = inner.frameIndex + 1
+      point = AbandonPoint(
+        start: inner.input, startPosition: nil, valueWasOpen: false, afterElement: true,
+        knownPlace: (units[0].inputStart, units[0].startPosition))
+      rollback(to: inner.mark, results: &results)
+    } else if !units.isEmpty {
       let unit = units[0]
       depth = unit.depth
       point = AbandonPoint(

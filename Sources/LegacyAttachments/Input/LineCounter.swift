@@ -81,9 +81,18 @@ struct LineCounter {
   /// Where `target` is. It must be at or after the anchor and held by `view` from the anchor on.
   /// Does not move the cursor, so a document's problems can be located in any order.
   func position(of target: StreamOffset, in view: InputView) -> TextPosition {
-    var position = anchorPosition
-    var lineStart = anchor
-    var scan = anchor
+    Self.position(of: target, after: anchor, at: anchorPosition, in: view)
+  }
+
+  /// Where `target` is, counted from `known`, a place at or before it whose position is
+  /// `knownPosition`, with everything from `known` on held by `view`.
+  static func position(
+    of target: StreamOffset, after known: StreamOffset, at knownPosition: TextPosition,
+    in view: InputView
+  ) -> TextPosition {
+    var position = knownPosition
+    var lineStart = known
+    var scan = known
     let limit = min(target, view.end)
     while let newline = view.firstNewline(from: scan, to: limit) {
       position = TextPosition(line: position.line + 1, column: 1)
