@@ -348,4 +348,47 @@ struct BlobStoreTests {
     #expect(result.diagnostics.map(\.severity) == [.warning])
     #expect(result.diagnostics.first?.kind == .blobMissing)
   }
+
+  @Test(
+    "an entry that carries its bytes has data last and no stub or revpos: the blob's own are left out",
+    arguments: [EntryNaming.jsonpath, .litecore])
+  func dataLastWithoutStub(_ naming: EntryNaming) throws {
+    let body = testBodies[2]
+    let store = try makeStore([body])
+    defer { withExtendedLifetime(store) {} }
+    let name = naming == .jsonpath ? "$.b" : "blob_/b"
+    let options = ConversionOptions(
+      mode: .push, naming: naming, blobs: BlobStoreOptions(path: store.path))
+    // A blob that was itself a stub (as Couchbase Lite's replicator leaves one): its `stub` and
+    // `revpos` stay in the blob, out of the entry that now carries the bytes.
+    let stubbed =
+      #"{"b":{"@type":"blob","digest":"\#(body.sha1)","stub":true,"revpos":2,"length":2}}"#
+    var result = CBLAttachments.convertStream(ndjson([stubbed]), options: options)
+    #expect(
+      String(decoding: result.output, as: UTF8.self)
+        == #"{"b":{"@type":"blob","digest":"\#(body.sha1)","stub":true,"revpos":2,"length":2},"_attachments":{"\#(name)":{"digest":"\#(body.sha1)","length":2,"data":"\#(body.base64)"}}}"#
+        + "\n")
+    #expect(result.diagnostics.isEmpty)
+    // A blob with its bytes inline: they are checked, and written last.
+    let inline =
+      #"{"b":{"@type":"blob","data":"\#(body.base64)","digest":"\#(body.sha1)","content_type":"x"}}"#
+    result = CBLAttachments.convertStream(ndjson([inline]), options: options)
+    #expect(
+      String(decoding: result.output, as: UTF8.self)
+        == #"{"b":{"@type":"blob","data":"\#(body.base64)","digest":"\#(body.sha1)","content_type":"x"},"_attachments":{"\#(name)":{"digest":"\#(body.sha1)","content_type":"x","data":"\#(body.base64)"}}}"#
+        + "\n")
+    #expect(result.diagnostics.isEmpty)
+    // A missing file with --missing-blobs stub: `stub` and `revpos` once each.
+    let empty = try TemporaryFolder()
+    defer { withExtendedLifetime(empty) {} }
+    result = CBLAttachments.convertStream(
+      ndjson([stubbed]),
+      options: ConversionOptions(
+        mode: .push, naming: naming, blobs: BlobStoreOptions(path: empty.path, missing: .stub)))
+    #expect(
+      String(decoding: result.output, as: UTF8.self)
+        == #"{"b":{"@type":"blob","digest":"\#(body.sha1)","stub":true,"revpos":2,"length":2},"_attachments":{"\#(name)":{"digest":"\#(body.sha1)","length":2,"stub":true,"revpos":1}}}"#
+        + "\n")
+    #expect(result.diagnostics.map(\.kind) == [.blobMissing])
+  }
 }

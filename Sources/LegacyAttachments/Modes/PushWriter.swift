@@ -216,8 +216,9 @@ struct PushWriter: DocumentWriter {
     return failure
   }
 
-  /// Puts a body in: a blob's inline `data` is only checked; otherwise the store's file is
-  /// read into a `data` member.
+  /// Puts a body in, as the entry's last member: a blob's inline `data` is checked and copied
+  /// (the scanner left it out of the members copied before); otherwise the store's file is read
+  /// into a `data` member.
   private func carryBody(
     _ members: AttachmentMembers, text: UnsafeBufferPointer<UInt8>, carrier: BodyCarrier,
     needsComma: Bool, to output: inout ByteBuffer, workspace: inout WriterWorkspace
@@ -229,9 +230,13 @@ struct PushWriter: DocumentWriter {
     if members.data.isPresent {
       guard let digest else { return .namesNoFile }
       guard members.dataKind == .string else { return .invalidBase64 }
-      return BodyCarrier.checkInline(
-        data: UnsafeBufferPointer(rebasing: text[members.data.start..<members.data.end]),
-        digest: digest, length: length)
+      let data = UnsafeBufferPointer(rebasing: text[members.data.start..<members.data.end])
+      let outcome = BodyCarrier.checkInline(data: data, digest: digest, length: length)
+      if case .carried = outcome {
+        output.append(needsComma ? ",\"data\":" : "\"data\":")
+        output.append(data)
+      }
+      return outcome
     }
     return carrier.appendData(
       digest: digest, length: length, needsComma: needsComma, to: &output,

@@ -269,6 +269,7 @@ extension DocumentScanner {
     case .data:
       parent.pointee.members.data = value
       parent.pointee.members.dataKind = kind
+      if movesBlobData && parent.pointee.role == .candidate { exclusions.push(member) }
     case .encoding:
       parent.pointee.members.isEncoded = true
     case .follows:

@@ -63,6 +63,9 @@ struct DocumentScanner: ~Copyable {
   let memberRules: MemberRules
   /// `--upgrade`: the top-level key the new blobs go in (decoded UTF-8).
   let upgradeInto: [UInt8]?
+  /// Push with `--blobs`: a blob's inline `data` is left out of its entry's copied members, for
+  /// the entry writes it last.
+  let movesBlobData: Bool
 
   // MARK: Parser position (set by the driver before each piece is parsed)
 
@@ -120,6 +123,7 @@ struct DocumentScanner: ~Copyable {
     nameRequest = NameRequest(options: options)
     memberRules = MemberRules(options: options)
     upgradeInto = options.mode == .upgrade ? Array(options.upgradeInto.utf8) : nil
+    movesBlobData = options.mode == .push && options.blobs != nil
     self.view = view
     text = ByteBuffer(capacity: textCapacity)
   }

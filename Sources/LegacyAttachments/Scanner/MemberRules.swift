@@ -13,7 +13,9 @@ struct MemberRules: ~Copyable {
     let needsPointers =
       options.mode == .list || options.mode == .check || options.blobs != nil
       || options.mode == .upgrade || options.updateBlobs
-    let litecore = options.naming == .litecore
+    // A blob's own `stub` and `revpos` stay out of its entry when push writes them itself
+    // (`litecore`), and when the entry carries the bytes instead (push with `--blobs`).
+    let litecore = options.naming == .litecore || options.blobs != nil
     let carriesBodies = options.blobs != nil || options.mode == .upgrade
     let tracksData =
       options.mode == .pull || options.mode == .check || carriesBodies || options.updateBlobs
