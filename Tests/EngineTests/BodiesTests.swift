@@ -108,11 +108,13 @@ struct BodiesTests {
 
   @Test("length: 4321, 4321.0 and 4.321e3 are the same number; others are not checked")
   func lengths() {
-    func value(_ text: String) -> Double? {
+    func value(_ text: String) -> Int? {
       Array(text.utf8).withUnsafeBufferPointer { BodyCarrier.lengthValue($0) }
     }
     #expect(value("4321") == 4321 && value("4321.0") == 4321 && value("4.321e3") == 4321)
     #expect(value("-1") == nil && value("1.5") == nil && value("\"12\"") == nil)
+    // Read exactly: a Double would make this 6.
+    #expect(value("6.00000000000000000001") == nil)
   }
 }
 #endif

@@ -413,6 +413,7 @@ struct InspectionTests {
       {"_id":"at-limit","v":{"@type":"blob","digest":"d","length":20971520},"_attachments":{"l":{"digest":"e","length":20971520}}}
       {"_id":"over","v/w":{"@type":"blob","digest":"d","length":20971521},"_attachments":{"x~y":{"digest":"e","length":2.5e7},"s":{"digest":"f","length":"99999999"},"n":{"digest":"g","length":20971520.0}}}
       {"_id":"nested","a":[{"b":{"@type":"blob","digest":"h","length":31457280}}],"_attachments":{"blob":{"@type":"blob","digest":"i","length":22020096}}}
+      {"_id":"exact","_attachments":{"a":{"digest":"j","length":20971520.0000000001},"b":{"digest":"k","length":2.0971520e7}}}
 
       """
     #expect(
@@ -421,6 +422,8 @@ struct InspectionTests {
         Finding("over", 2, "attachment-too-large", "/_attachments/x~0y"),
         Finding("nested", 3, "attachment-too-large", "/a/0/b"),
         Finding("nested", 3, "attachment-too-large", "/_attachments/blob"),
+        // Read exactly: a Double makes the first 20971520.
+        Finding("exact", 4, "attachment-too-large", "/_attachments/a"),
       ])
   }
 

@@ -26,13 +26,10 @@ struct BodyCarrier {
   }
 
   /// The number a `length` token stands for, when it is a non-negative whole number (`4321`,
-  /// `4321.0` and `4.321e3` alike).
-  static func lengthValue(_ token: UnsafeBufferPointer<UInt8>) -> Double? {
-    guard let first = token.first, first >= 0x30 && first <= 0x39 || first == UInt8(ascii: "-"),
-      let value = Double(String(decoding: token, as: UTF8.self)), value >= 0,
-      value.rounded(.towardZero) == value
-    else { return nil }
-    return value
+  /// `4321.0` and `4.321e3` alike, read exactly: ``JSONNumber``); `Int.max` for one too large
+  /// for any file.
+  static func lengthValue(_ token: UnsafeBufferPointer<UInt8>) -> Int? {
+    JSONNumber(token)?.wholeValue
   }
 
   /// Appends `"data":"<base64>"` (after a comma when `needsComma`) holding the file `digest`
@@ -61,7 +58,7 @@ struct BodyCarrier {
         output.count = start
         return .otherBytes(file: path, actual: AttachmentDigest(algorithm: .sha1, hash: sha1))
       }
-      if let length, let expected = Self.lengthValue(length), expected != Double(size) {
+      if let length, let expected = Self.lengthValue(length), expected != size {
         output.count = start
         return .otherSize(file: path, size: size, length: String(decoding: length, as: UTF8.self))
       }
@@ -137,7 +134,7 @@ struct BodyCarrier {
       return .otherBytes(
         file: nil, actual: AttachmentDigest(algorithm: digest.algorithm, hash: hash))
     }
-    if let length, let expected = lengthValue(length), expected != Double(size) {
+    if let length, let expected = lengthValue(length), expected != size {
       return .otherSize(file: nil, size: size, length: String(decoding: length, as: UTF8.self))
     }
     return .carried

@@ -178,7 +178,7 @@ struct CheckWriter: DocumentWriter {
         guard members.length.isPresent,
           let length = BodyCarrier.lengthValue(
             UnsafeBufferPointer(rebasing: text[members.length.start..<members.length.end])),
-          length != Double(size)
+          length != size
         else { return }
         (kind, message) = (
           .lengthMismatch,
@@ -263,7 +263,7 @@ struct CheckWriter: DocumentWriter {
   ) -> ConversionIOError? {
     for blob in document.blobs.elements {
       guard let size = Self.numberValue(blob.members.length, text: text),
-        size > Double(SyncGatewayLimits.attachmentBytes)
+        size.exceeds(SyncGatewayLimits.attachmentBytes)
       else { continue }
       appendTooLarge(
         document, text: text, line: line, length: blob.members.length,
@@ -274,7 +274,7 @@ struct CheckWriter: DocumentWriter {
     for entry in document.entries.elements where entry.isObject {
       guard !PushWriter.isSynthesized(key: entry.key, in: text, scratch: &workspace.scratch),
         let size = Self.numberValue(entry.members.length, text: text),
-        size > Double(SyncGatewayLimits.attachmentBytes)
+        size.exceeds(SyncGatewayLimits.attachmentBytes)
       else { continue }
       workspace.measured.count = 0
       appendEntryPointer(entry.key, text: text, to: &workspace.measured)
@@ -331,12 +331,10 @@ struct CheckWriter: DocumentWriter {
       to: &output, statistics: &statistics)
   }
 
-  /// The value of a number token, or nil when `span` is absent or not a number.
-  private static func numberValue(_ span: Span, text: UnsafeBufferPointer<UInt8>) -> Double? {
+  /// The value of a number token, read exactly, or nil when `span` is absent or not a number.
+  private static func numberValue(_ span: Span, text: UnsafeBufferPointer<UInt8>) -> JSONNumber? {
     guard span.isPresent else { return nil }
-    let first = text[span.start]
-    guard first == UInt8(ascii: "-") || (first >= 48 && first <= 57) else { return nil }
-    return Double(String(decoding: text[span.start..<span.end], as: UTF8.self))
+    return JSONNumber(UnsafeBufferPointer(rebasing: text[span.start..<span.end]))
   }
 
   /// Appends one finding row: `id` (the `_id` token `id` of `text`, or null), `line`,

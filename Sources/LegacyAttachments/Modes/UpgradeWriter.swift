@@ -146,7 +146,7 @@ struct UpgradeWriter: DocumentWriter {
           let expected = BodyCarrier.lengthValue(
             UnsafeBufferPointer(
               rebasing: text[entry.members.length.start..<entry.members.length.end])),
-          expected != Double(checked.size)
+          expected != checked.size
         {
           let length = String(
             decoding: text[entry.members.length.start..<entry.members.length.end], as: UTF8.self)
