@@ -391,4 +391,30 @@ struct BlobStoreTests {
         + "\n")
     #expect(result.diagnostics.map(\.kind) == [.blobMissing])
   }
+
+  @Test("pull: a file already there with other bytes of the same size is kept, and so is the entry")
+  func existingFileWithOtherBytes() throws {
+    let body = testBodies[3]
+    let store = try TemporaryFolder()
+    defer { withExtendedLifetime(store) {} }
+    // The right name and size, the wrong bytes (a corrupt store).
+    let wrong = body.bytes.map { $0 ^ 0xFF }
+    let file = store.url.appendingPathComponent(body.fileName)
+    try Data(wrong).write(to: file)
+    let wrongSHA1 = "sha1-" + Data(try coreutilsHash("sha1sum", wrong)).base64EncodedString()
+    let document =
+      #"{"b":{"@type":"blob","digest":"\#(body.sha1)"},"_attachments":{"w":{"digest":"\#(body.sha1)","data":"\#(body.base64)"}}}"#
+    let result = CBLAttachments.convertStream(
+      ndjson([document]),
+      options: ConversionOptions(mode: .pull, blobs: BlobStoreOptions(path: store.path)))
+    // Removing the entry would leave only the store's other bytes.
+    #expect(String(decoding: result.output, as: UTF8.self) == document + "\n")
+    #expect(result.diagnostics.map(\.severity) == [.warning])
+    #expect(result.diagnostics.first?.kind == .blobCorrupt)
+    #expect(
+      result.diagnostics.first?.message.hasSuffix(
+        "is already in the blob store with other bytes (\(wrongSHA1)); it is kept as it is") == true
+    )
+    #expect(try store.files() == [body.fileName: wrong])
+  }
 }

@@ -21,6 +21,9 @@ struct BodyCarrier {
     case invalidBase64
     /// A file of that name was already in the store with another size; it is left alone.
     case keptExisting(file: String, size: Int64, newSize: Int)
+    /// A file of that name was already in the store with other bytes of the same size (its
+    /// SHA-1 is `actual`, not its name's); it is left alone.
+    case keptExistingOtherBytes(file: String, actual: AttachmentDigest)
     /// The system refused (the run ends).
     case failed(file: String, errno: SystemErrno)
   }
@@ -104,6 +107,9 @@ struct BodyCarrier {
     case .keptExisting:
       problem(.lengthMismatch, strict ? .error : .warning)
       return (false, nil)
+    case .keptExistingOtherBytes:
+      problem(.blobCorrupt, strict ? .error : .warning)
+      return (false, nil)
     case .failed(let file, let errno):
       problem(.blobStoreFailed, .error)
       return (false, ConversionIOError(operation: .storeBlob, errno: errno, target: file))
@@ -173,10 +179,29 @@ struct BodyCarrier {
       case .stored:
         return .carried
       case .alreadyThere(let existing):
-        return existing == Int64(size)
-          ? .carried : .keptExisting(file: store.path(of: name), size: existing, newSize: size)
+        guard existing == Int64(size) else {
+          return .keptExisting(file: store.path(of: name), size: existing, newSize: size)
+        }
+        return verifyExisting(name, sha1: sha1)
       }
     } catch {
+      return .failed(file: store.path(of: name), errno: error)
+    }
+  }
+
+  /// A file of the body's name and size is in the store already: whether it holds the body's
+  /// bytes (its SHA-1 is its name), for the entry is removed only if the bytes are safe.
+  private func verifyExisting(_ name: String, sha1: [UInt8]) -> Outcome {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+    defer { buffer.deallocate() }
+    switch store.read(name, buffer: buffer, { _ in }) {
+    case .read(_, let existing):
+      guard existing != sha1 else { return .carried }
+      return .keptExistingOtherBytes(
+        file: store.path(of: name), actual: AttachmentDigest(algorithm: .sha1, hash: existing))
+    case .missing:
+      return .failed(file: store.path(of: name), errno: .noSuchFile)
+    case .failed(let error):
       return .failed(file: store.path(of: name), errno: error)
     }
   }

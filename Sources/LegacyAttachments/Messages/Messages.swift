@@ -73,6 +73,9 @@ enum Messages {
     case .keptExisting(let file, let size, let newSize):
       return "\(place) (\(digest)): \(file) is already in the blob store with \(size) bytes, not"
         + " \(newSize); it is kept as it is"
+    case .keptExistingOtherBytes(let file, let actual):
+      return "\(place) (\(digest)): \(file) is already in the blob store with other bytes"
+        + " (\(actual.description)); it is kept as it is"
     case .failed(let file, let errno): return "\(place) (\(digest)): \(file): \(errno)"
     }
   }

@@ -252,7 +252,7 @@ struct PushWriter: DocumentWriter {
   ) -> String? {
     let kind: ConversionDiagnostic.Kind
     switch outcome {
-    case .carried, .keptExisting:
+    case .carried, .keptExisting, .keptExistingOtherBytes:
       return nil
     case .missing(let file):
       if stubs && missingBlobs == .stub { return file }
