@@ -417,4 +417,34 @@ struct BlobStoreTests {
     )
     #expect(try store.files() == [body.fileName: wrong])
   }
+
+  @Test("--missing-blobs stub: a kept real entry whose file is missing becomes a stub too")
+  func keptEntryBecomesStub() throws {
+    let store = try TemporaryFolder()
+    defer { withExtendedLifetime(store) {} }
+    let body = testBodies[2]
+    let options = ConversionOptions(
+      mode: .push, blobs: BlobStoreOptions(path: store.path, missing: .stub))
+    // Its revpos, if it has one, is kept; otherwise the revision's generation is added.
+    let documents = [
+      #"{"_id":"k","_rev":"4-x","_attachments":{"r.txt":{"digest":"\#(body.sha1)","length":2}}}"#,
+      #"{"_id":"o","_rev":"4-x","_attachments":{"r.txt":{"digest":"\#(body.sha1)","revpos":2}}}"#,
+    ]
+    let result = CBLAttachments.convertStream(ndjson(documents), options: options)
+    #expect(
+      String(decoding: result.output, as: UTF8.self)
+        == #"{"_id":"k","_rev":"4-x","_attachments":{"r.txt":{"digest":"\#(body.sha1)","length":2,"stub":true,"revpos":4}}}"#
+        + "\n"
+        + #"{"_id":"o","_rev":"4-x","_attachments":{"r.txt":{"digest":"\#(body.sha1)","revpos":2,"stub":true}}}"#
+        + "\n")
+    #expect(result.diagnostics.map(\.kind) == [.blobMissing, .blobMissing])
+    #expect(result.diagnostics.map(\.severity) == [.warning, .warning])
+    // Without --missing-blobs stub the document is rejected, as for a blob.
+    let strict = CBLAttachments.convertStream(
+      ndjson([documents[0]]),
+      options: ConversionOptions(
+        mode: .push, blobs: BlobStoreOptions(path: store.path), keepGoing: true))
+    #expect(strict.output.isEmpty)
+    #expect(strict.diagnostics.map(\.severity) == [.error])
+  }
 }

@@ -202,15 +202,39 @@ struct PushWriter: DocumentWriter {
         continue
       }
       output.append(base + entry.member.start, count: entry.member.count - 1)
+      let needsComma = entry.value.count > 2
       let outcome = carryBody(
-        entry.members, text: text, carrier: carrier, needsComma: entry.value.count > 2,
-        to: &output, workspace: &workspace)
-      _ = record(
-        outcome,
-        place: "_attachments entry "
-          + ConversionDiagnostic.quoted(document.string(entry.key, in: text)),
-        members: entry.members, offset: entry.keyOffset, text: text, into: &problems,
-        failure: &failure, stubs: false)
+        entry.members, text: text, carrier: carrier, needsComma: needsComma, to: &output,
+        workspace: &workspace)
+      let place =
+        "_attachments entry " + ConversionDiagnostic.quoted(document.string(entry.key, in: text))
+      if let stubbed = record(
+        outcome, place: place, members: entry.members, offset: entry.keyOffset, text: text,
+        into: &problems, failure: &failure)
+      {
+        // `--missing-blobs stub`: the entry becomes a stub, keeping a revpos of its own.
+        if needsComma { output.append(UInt8(ascii: ",")) }
+        output.append("\"stub\":true")
+        let hasRevpos = entry.members.revpos.isPresent
+        let own =
+          hasRevpos
+          ? JSONNumber(
+            UnsafeBufferPointer(
+              rebasing: text[entry.members.revpos.start..<entry.members.revpos.end]))?.wholeValue
+          : nil
+        let revision =
+          own ?? revpos ?? Self.revisionGeneration(document, text, scratch: &workspace.scratch)
+        if !hasRevpos {
+          output.append(",\"revpos\":")
+          output.appendDecimal(revision)
+        }
+        problems.append(
+          Problem(
+            kind: .blobMissing, severity: strict ? .error : .warning, offset: entry.keyOffset,
+            message: Messages.bodyStubbed(
+              place: place, digest: digestText(entry.members, text), file: stubbed,
+              revpos: revision), pointer: ""))
+      }
       output.append(UInt8(ascii: "}"))
     }
     return failure
@@ -248,14 +272,14 @@ struct PushWriter: DocumentWriter {
   private func record(
     _ outcome: BodyCarrier.Outcome, place: String, members: AttachmentMembers,
     offset: StreamOffset, text: UnsafeBufferPointer<UInt8>, into problems: inout [Problem],
-    failure: inout ConversionIOError?, stubs: Bool = true
+    failure: inout ConversionIOError?
   ) -> String? {
     let kind: ConversionDiagnostic.Kind
     switch outcome {
     case .carried, .keptExisting, .keptExistingOtherBytes:
       return nil
     case .missing(let file):
-      if stubs && missingBlobs == .stub { return file }
+      if missingBlobs == .stub { return file }
       kind = .blobMissing
     case .namesNoFile:
       kind = .blobMissing
