@@ -51,6 +51,26 @@ struct BlobStoreCLITests {
     #expect(
       FileManager.default.fileExists(atPath: scratch.url("new").path, isDirectory: &isDirectory)
         && isDirectory.boolValue)
+    // A new `.cblite2` database: the folder and its Attachments store; push never makes one.
+    let database = try CLI.run(
+      ["--pull", "--blobs", "fresh.cblite2", "in.json"], in: scratch.directory)
+    expectRun(database, stdout: "{\"_id\":\"a\"}\n", stderr: "", status: 0)
+    #expect(
+      FileManager.default.fileExists(
+        atPath: scratch.url("fresh.cblite2/Attachments").path, isDirectory: &isDirectory)
+        && isDirectory.boolValue)
+    expectRun(
+      try CLI.run(["--push", "--blobs", "other.cblite2", "in.json"], in: scratch.directory),
+      stdout: "",
+      stderr:
+        "cbl-attachments: other.cblite2/Attachments: error: cannot use as a blob store: No such file or directory\n",
+      status: 2)
+    expectRun(
+      try CLI.run(["--pull", "--blobs", "a/b.cblite2", "in.json"], in: scratch.directory),
+      stdout: "",
+      stderr:
+        "cbl-attachments: a/b.cblite2/Attachments: error: cannot use as a blob store: No such file or directory\n",
+      status: 2)
   }
 
   @Test(

@@ -57,7 +57,7 @@ final class BlobStore: @unchecked Sendable {
   }
 
   /// Checks that the folder exists and is a directory; with `creating`, makes its last level
-  /// when it is missing (pull may).
+  /// when it is missing (pull may): for a `.cblite2` folder, the folder and its `Attachments`.
   static func open(_ options: BlobStoreOptions, creating: Bool) throws(BlobStoreError)
     -> BlobStore
   {
@@ -70,6 +70,13 @@ final class BlobStore: @unchecked Sendable {
         throw BlobStoreError(directory: path, errno: error)
       }
       do {
+        let database = String(path.dropLast("/Attachments".count))
+        if path.hasSuffix("/Attachments"), database.hasSuffix(".cblite2"),
+          (try? SystemFileDescriptor.status(ofPath: database)) == nil
+        {
+          // A `.cblite2` folder that does not exist yet: it is made too, then its store.
+          try Paths.makeDirectory(database)
+        }
         try Paths.makeDirectory(path)
       } catch {
         throw BlobStoreError(directory: path, errno: error)
