@@ -78,6 +78,15 @@ enum Base64 {
     if let equals = memchr(base, Int32(UInt8(ascii: "=")), text.count - padding) {
       throw .character(offset: UnsafeRawPointer(equals) - UnsafeRawPointer(base))
     }
+    // The bits a padded block does not use must be zero (RFC 4648, 3.5): `Zg==`, not `Zh==`,
+    // so that one body has one encoding (libcrypto drops them).
+    if padding > 0 {
+      let last = text.count - 1 - padding
+      let unused: UInt8 = padding == 1 ? 0b11 : 0b1111
+      if let value = alphabetValue(base[last]), value & unused != 0 {
+        throw .character(offset: last)
+      }
+    }
     let blockText = max(4, piece / 3 * 4)
     let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: blockText / 4 * 3 + 4)
     defer { scratch.deallocate() }
@@ -101,6 +110,18 @@ enum Base64 {
     (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
       || (byte >= 0x30 && byte <= 0x39)
       || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "=")
+  }
+
+  /// The six bits a character of the alphabet stands for.
+  private static func alphabetValue(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case 0x41...0x5A: byte - 0x41
+    case 0x61...0x7A: byte - 0x61 + 26
+    case 0x30...0x39: byte - 0x30 + 52
+    case UInt8(ascii: "+"): 62
+    case UInt8(ascii: "/"): 63
+    default: nil
+    }
   }
 
   private static func firstInvalid(_ chunk: UnsafePointer<UInt8>, _ length: Int) -> Int {
