@@ -126,6 +126,61 @@ struct EnvelopeTests {
     #expect(try scratch.read("rejects.txt") == #"{"ok":{"_id":"b","# + "\n")
   }
 
+  @Test(
+    "two arrays on the path in list framing: the merged list stays one valid array across inputs",
+    arguments: [["-j", "1"], ["-j", "2"]])
+  func listClosesInnermost(_ extra: [String]) throws {
+    let scratch = try Scratch()
+    try scratch.write("l1.json", #"[{"k":[{"_id":"a"},{"_id":"b"},5,{"_id":"c"}]}]"# + "\n")
+    try scratch.write("l2.json", #"[{"k":[{"_id":"d"}]}]"# + "\n")
+    try scratch.write("l3.json", #"[{"k":[{"_id":"a"},{"_id":"b"}"#)
+    // A stop in the first element: it is closed after b, and the list closed once.
+    expectRun(
+      try CLI.run(
+        ["--push", "--format", "list", "--docs", ".k[]"] + extra + ["l1.json", "l2.json"],
+        in: scratch.directory),
+      stdout: "[\n" + #"{"k":[{"_id":"a"},{"_id":"b"}]}"# + "\n]\n",
+      stderr:
+        "cbl-attachments: l1.json:1:32: error: document is not a JSON object (it is a number)\n",
+      status: 1)
+    // An input cut short in its first element, then another input: one list, both elements.
+    expectRun(
+      try CLI.run(
+        ["--push", "--format", "list", "--docs", ".k[]", "-k"] + extra + ["l3.json", "l2.json"],
+        in: scratch.directory),
+      stdout: "[\n" + #"{"k":[{"_id":"a"},{"_id":"b"}]}"# + ",\n" + #"{"k":[{"_id":"d"}]}"#
+        + "\n]\n",
+      stderr:
+        "cbl-attachments: l3.json:1:31: error: malformed JSON: truncated list (the input ends"
+        + " inside the array)\n",
+      status: 1)
+  }
+
+  @Test(
+    "two arrays on the path, --list: what is not converted starts after the last complete inner element"
+  )
+  func rowsCloseInnermost() throws {
+    let scratch = try Scratch()
+    try scratch.write(
+      "bulk.json",
+      #"{"results":[{"id":"a","docs":[{"ok":{"_id":"a","b":{"@type":"blob","digest":"sha1-A","length":1}}},{"ok":{"_id":"b","#
+    )
+    let result = try CLI.run(
+      ["--list", "--format", "bulk-get", "--rejects", "rejects.txt", "bulk.json"],
+      in: scratch.directory)
+    expectRun(
+      result,
+      stdout:
+        #"{"id":"a","line":1,"kind":"blob","name":"$.b","pointer":"/b","digest":"sha1-A","length":1,"content_type":null,"path":".results[0].docs[0].ok"}"#
+        + "\n",
+      stderr:
+        "cbl-attachments: bulk.json:1:117: error: document \"b\": malformed JSON: truncated document"
+        + " (the input ends inside it); the rest of the input (1:100 to 1:116) is not converted\n",
+      status: 1)
+    // Document a was listed; only what follows it is rejected.
+    #expect(try scratch.read("rejects.txt") == #"{"ok":{"_id":"b","# + "\n")
+  }
+
   @Test("-k: a unit rejected inside a unit, then malformed input: its error and text are kept")
   func rejectedInnerUnitThenMalformed() throws {
     let scratch = try Scratch()

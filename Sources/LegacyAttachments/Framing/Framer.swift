@@ -471,7 +471,7 @@ struct Framer: ~Copyable {
     frames.push(EnvelopeFrame(isArray: isArray, childStep: step + 1, iterated: isArray))
     if iterates && units.isEmpty {
       setBoundary(at: token.end, results: &results)
-    } else if isArray && takesBack && !suppressed {
+    } else if isArray && !suppressed {
       innerBoundaries.push(
         InnerBoundary(frameIndex: frames.count - 1, mark: mark(results), input: token.end))
     }
@@ -824,7 +824,13 @@ struct Framer: ~Copyable {
       point = AbandonPoint(
         start: inner.input, startPosition: nil, valueWasOpen: false, afterElement: true,
         knownPlace: (units[0].inputStart, units[0].startPosition))
-      rollback(to: inner.mark, results: &results)
+      // (Rows, never held back, stay: those of the documents before it are out already.)
+      if takesBack {
+        rollback(to: inner.mark, results: &results)
+        // The list element the array is in is closed and written: the merged list goes on
+        // after it.
+        if listFraming && depth >= 2 { listElements = inner.mark.listElements + 1 }
+      }
     } else if !units.isEmpty {
       let unit = units[0]
       depth = unit.depth
