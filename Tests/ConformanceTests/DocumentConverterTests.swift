@@ -162,8 +162,45 @@ import Testing
       ConversionOptions(mode: .upgrade, upgradeInto: "_attachments"),
       ConversionOptions(mode: .push, framing: .list),
       ConversionOptions(mode: .push, keepGoing: true),
+      // As `--revpos` without `--naming litecore`, `--missing-blobs` without `--push`, and
+      // `--into` without `--upgrade`.
+      ConversionOptions(mode: .push, revpos: 2),
+      ConversionOptions(mode: .pull, blobs: BlobStoreOptions(path: "store", missing: .stub)),
+      ConversionOptions(mode: .push, upgradeInto: "zz"),
     ])
   func refusedOptions(options: ConversionOptions) {
     #expect(throws: InvalidOptions.self) { try DocumentConverter(options: options) }
+  }
+
+  @Test(
+    "streams: validate() refuses what the command line refuses, and convertStream converts nothing then",
+    arguments: [
+      ConversionOptions(mode: .push, revpos: 2),
+      ConversionOptions(mode: .upgrade, upgradeInto: "_x"),
+      ConversionOptions(mode: .upgrade, upgradeInto: ""),
+      ConversionOptions(mode: .push, bulkDocs: BulkDocsOutput(documentsPerBody: 0)),
+      ConversionOptions(mode: .push, bulkDocs: BulkDocsOutput(documentsPerBody: 1_000_001)),
+      ConversionOptions(mode: .list, bulkDocs: BulkDocsOutput(documentsPerBody: 2)),
+      ConversionOptions(mode: .pull, revpos: 5),
+    ])
+  func refusedStreamOptions(options: ConversionOptions) {
+    #expect(throws: InvalidOptions.self) { try options.validate() }
+    let input = Array(
+      #"{"_attachments":{"r":{"digest":"sha1-zzwO1th/ii6WOlvXErRB9mKo/KI=","stub":true}}}"#.utf8
+        + [0x0A])
+    let result = CBLAttachments.convertStream(input, options: options)
+    #expect(result.output.isEmpty)
+    #expect(result.diagnostics.map(\.kind) == [.invalidOptions])
+  }
+
+  @Test("streams: the options the command line takes pass validate()")
+  func acceptedStreamOptions() throws {
+    try ConversionOptions(mode: .push, naming: .litecore, revpos: 2).validate()
+    try ConversionOptions(mode: .upgrade, upgradeInto: "files", keepGoing: true).validate()
+    try ConversionOptions(
+      mode: .pull, framing: .list, bulkDocs: BulkDocsOutput(documentsPerBody: 1_000_000)
+    ).validate()
+    try ConversionOptions(mode: .push, blobs: BlobStoreOptions(path: "store", missing: .stub))
+      .validate()
   }
 }

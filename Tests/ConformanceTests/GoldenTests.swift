@@ -136,7 +136,9 @@ private struct GoldenCase {
     ConversionOptions(
       mode: mode, naming: naming, revpos: naming == .litecore ? revpos : nil, framing: framing,
       documents: documents,
-      bulkDocs: mode == .push || mode == .pull ? bulkDocs : nil, upgradeInto: into,
+      bulkDocs: mode == .push || mode == .pull ? bulkDocs : nil,
+      // `into` is the upgrade's (`--into`); the other stages of a step do not take it.
+      upgradeInto: mode == .upgrade ? into : ConversionOptions.defaultUpgradeInto,
       updateBlobs: updateBlobs, keepGoing: keepGoing, strict: strict)
   }
 

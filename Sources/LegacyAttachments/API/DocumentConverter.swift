@@ -31,8 +31,9 @@ public final class DocumentConverter {
   private var engine: ConversionEngine
 
   /// A converter for `options`, checked as the command line checks them: `revpos` must be at
-  /// least 1 and only for push, `updateBlobs` only for pull, `upgradeInto` a usable property
-  /// name, and framing, document paths, `_bulk_docs` bodies and keep-going, which apply to
+  /// least 1 and only for push with the `litecore` naming, `updateBlobs` only for pull, a
+  /// missing-blob stub only for push, `upgradeInto` a usable property name and only for
+  /// upgrade, and framing, document paths, `_bulk_docs` bodies and keep-going, which apply to
   /// streams only, are refused.
   public init(options: ConversionOptions) throws(InvalidOptions) {
     try options.validateForSingleDocuments()
@@ -160,23 +161,52 @@ extension ConversionOptions {
     }
   }
 
-  /// The command line's checks of what the conversion itself does: `revpos` at least 1 and
-  /// for push, `naming` for push, `updateBlobs` for pull, a usable `upgradeInto`.
+  /// The command line's checks, all of them: those of ``validateConversion()``, and a
+  /// `_bulk_docs` body size from 1 to 1,000,000, for push, pull and upgrade only.
+  ///
+  /// ``DocumentConverter`` and ``CBLAttachments/convert(_:options:)`` check options themselves,
+  /// and so does ``CBLAttachments/convertStream(_:options:chunkSize:)``; a ``StreamConverter``
+  /// converts what it is given, so check its options with this first (as the command line
+  /// does), and a blob store's folder with ``BlobStoreOptions/check(_:creating:)``.
+  public func validate() throws(InvalidOptions) {
+    func refuse(_ message: String) throws(InvalidOptions) { throw InvalidOptions(message: message) }
+    try validateConversion()
+    if let bulkDocs {
+      if bulkDocs.documentsPerBody < 1 || bulkDocs.documentsPerBody > 1_000_000 {
+        try refuse(
+          "bulkDocs must hold from 1 to 1000000 documents a body, not \(bulkDocs.documentsPerBody)")
+      }
+      if mode != .push && mode != .pull && mode != .upgrade {
+        try refuse("bulkDocs applies to push, pull and upgrade only")
+      }
+    }
+  }
+
+  /// The command line's checks of what the conversion itself does: `revpos` at least 1, for
+  /// push (and check) with the `litecore` naming; `naming` for push (and check); `updateBlobs`
+  /// for pull; a missing-blob stub for push with a store; `upgradeInto` a usable property
+  /// name, and only for upgrade.
   func validateConversion() throws(InvalidOptions) {
     func refuse(_ message: String) throws(InvalidOptions) { throw InvalidOptions(message: message) }
     if let revpos {
       if revpos < 1 { try refuse("revpos must be a whole number from 1, not \(revpos)") }
       if mode != .push && mode != .check { try refuse("revpos applies to push only") }
+      if naming != .litecore { try refuse("revpos applies to the litecore naming only") }
     }
     if naming != .jsonpath && mode != .push && mode != .check {
       try refuse("naming applies to push only")
     }
     if updateBlobs && mode != .pull { try refuse("updateBlobs applies to pull only") }
+    if blobs?.missing == .stub && mode != .push {
+      try refuse("a missing-blob stub applies to push only")
+    }
     if mode == .upgrade {
       if upgradeInto.isEmpty { try refuse("upgradeInto must not be empty") }
       if upgradeInto.hasPrefix("_") {
         try refuse("upgradeInto must not start with \"_\": Couchbase Lite strips such properties")
       }
+    } else if upgradeInto != ConversionOptions.defaultUpgradeInto {
+      try refuse("upgradeInto applies to upgrade only")
     }
   }
 }

@@ -59,7 +59,9 @@ public enum CBLAttachments {
   }
 
   /// Converts a whole stream held in memory, fed to the engine `chunkSize` bytes at a time
-  /// (any size from 1 up gives the same result).
+  /// (any size from 1 up gives the same result). Options the command line refuses
+  /// (``ConversionOptions/validate()``) convert nothing: the result holds one diagnostic of kind
+  /// ``ConversionDiagnostic/Kind/invalidOptions``.
   public static func convertStream(
     _ input: [UInt8], options: ConversionOptions, chunkSize: Int = 1 << 16
   ) -> StreamResult {
@@ -73,6 +75,16 @@ public enum CBLAttachments {
     _ input: [UInt8], options: ConversionOptions, chunkSize: Int = 1 << 16,
     capacities: EngineCapacities, keepsRejects: Bool = true
   ) -> StreamResult {
+    var refused = StreamResult()
+    do throws(InvalidOptions) {
+      try options.validate()
+    } catch {
+      // Nothing is converted with options the command line refuses.
+      refused.diagnostics.append(
+        ConversionDiagnostic(
+          severity: .error, kind: .invalidOptions, line: 1, column: 1, message: error.message))
+      return refused
+    }
     let engine = ConversionEngine(
       options: options, keepsRejects: keepsRejects, capacities: capacities)
     var result = StreamResult()

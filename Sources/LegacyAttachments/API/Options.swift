@@ -57,7 +57,7 @@ public struct ConversionOptions: Sendable, Equatable {
   /// Where the documents are inside each input value (with `list` framing, inside each
   /// element): `.` for the value itself, `.results[].doc` for a `_changes` response.
   public var documents: DocumentPath
-  /// Write `_bulk_docs` request bodies instead of the envelopes (push and pull only).
+  /// Write `_bulk_docs` request bodies instead of the envelopes (push, pull and upgrade).
   public var bulkDocs: BulkDocsOutput?
   /// The Couchbase Lite blob store that attachment bytes are carried to and from (`--blobs`).
   public var blobs: BlobStoreOptions?
@@ -76,7 +76,7 @@ public struct ConversionOptions: Sendable, Equatable {
     mode: ConversionMode, naming: EntryNaming = .jsonpath, revpos: Int? = nil,
     framing: InputFraming = .lines,
     documents: DocumentPath = .root, bulkDocs: BulkDocsOutput? = nil,
-    blobs: BlobStoreOptions? = nil, upgradeInto: String = "attachments",
+    blobs: BlobStoreOptions? = nil, upgradeInto: String = ConversionOptions.defaultUpgradeInto,
     updateBlobs: Bool = false, keepGoing: Bool = false, strict: Bool = false
   ) {
     self.mode = mode
@@ -91,6 +91,9 @@ public struct ConversionOptions: Sendable, Equatable {
     self.keepGoing = keepGoing
     self.strict = strict
   }
+
+  /// `upgradeInto`'s default, the property `--upgrade` puts new blobs in without `--into`.
+  public static let defaultUpgradeInto = "attachments"
 
   /// Whether a bad document is skipped (reported) rather than ending the run. `--check` always
   /// reads the whole input.

@@ -11,6 +11,10 @@
 /// Output only ever holds whole documents; it is written when 64 KiB have gathered, at the end,
 /// when a rejected document or a diagnostic is waiting (so that everything goes out in input
 /// order), and with ``unbuffered`` after every document.
+///
+/// It converts with the options it is given: check them first as the command line does, with
+/// ``ConversionOptions/validate()`` (and a blob store's folder with
+/// ``BlobStoreOptions/check(_:creating:)``).
 public final class StreamConverter {
   public let options: ConversionOptions
   public let output: any ByteSink
