@@ -233,4 +233,32 @@ import Testing
     #expect(failures.isEmpty, "\(failures.count) failures; first: \(failures.first ?? "")")
     #expect(checked > Self.documentsPerBatch / 2, "documents checked: \(checked)")
   }
+
+  @Test(
+    "upgrade says why an entry stays or clashes: bytes a mirrored blob lacks, a malformed digest, two entries of one name"
+  )
+  func upgradeReasons() throws {
+    let digest = "sha1-qvTGHdzF6KLavt4PO0gs2a6pQ00="  // "hello"
+    func messages(_ document: String) -> [String] {
+      CBLAttachments.convertStream(
+        Array((document + "\n").utf8), options: ConversionOptions(mode: .upgrade, keepGoing: true)
+      ).diagnostics.map(\.message)
+    }
+    #expect(
+      messages(
+        #"{"photo":{"@type":"blob","digest":"\#(digest)"},"_attachments":{"$.photo":{"digest":"\#(digest)","data":"aGVsbG8="}}}"#
+      ) == [
+        #"_attachments entry "$.photo" mirrors a blob but holds bytes ("data") the blob does not; it stays"#
+      ])
+    #expect(
+      messages(#"{"_attachments":{"s":{"digest":"sha1-x","data":"aGVsbG8="}}}"#) == [
+        #"_attachments entry "s" has "data" but its digest is not a well-formed sha1- or md5- digest, so the bytes cannot be checked; it stays"#
+      ])
+    #expect(
+      messages(
+        #"{"_attachments":{"r":{"digest":"\#(digest)","data":"aGVsbG8="},"r":{"digest":"\#(digest)","data":"aGVsbG8="}}}"#
+      ) == [
+        #"_attachments has more than one entry "r": they cannot all become blobs in "attachments""#
+      ])
+  }
 }

@@ -122,6 +122,11 @@ enum Messages {
       + " it stays"
   }
 
+  static func upgradeKeptMirrorBytes(name: String) -> String {
+    "_attachments entry \(ConversionDiagnostic.quoted(name)) mirrors a blob but holds bytes (\"data\") the"
+      + " blob does not; it stays"
+  }
+
   static func upgradeKeptEncoded(name: String, follows: Bool) -> String {
     "_attachments entry \(ConversionDiagnostic.quoted(name)) "
       + (follows
@@ -135,8 +140,8 @@ enum Messages {
   }
 
   static func upgradeKeptUnknownDigest(name: String) -> String {
-    "_attachments entry \(ConversionDiagnostic.quoted(name)) has \"data\" but its digest is neither sha1-"
-      + " nor md5-, so the bytes cannot be checked; it stays"
+    "_attachments entry \(ConversionDiagnostic.quoted(name)) has \"data\" but its digest is not a"
+      + " well-formed sha1- or md5- digest, so the bytes cannot be checked; it stays"
   }
 
   static func upgradeIntoNotObject(property: String, kind: ValueKind) -> String {
@@ -150,6 +155,11 @@ enum Messages {
   static func upgradeClash(name: String, property: String) -> String {
     "\(ConversionDiagnostic.quoted(property)) already has a member \(ConversionDiagnostic.quoted(name)): the"
       + " attachment cannot become a blob there"
+  }
+
+  static func upgradeDuplicateEntry(name: String, property: String) -> String {
+    "_attachments has more than one entry \(ConversionDiagnostic.quoted(name)): they cannot all become"
+      + " blobs in \(ConversionDiagnostic.quoted(property))"
   }
 
   static func upgradeIntoTwice(property: String) -> String {

@@ -106,7 +106,15 @@ struct UpgradeWriter: DocumentWriter {
         continue
       }
       if PushWriter.isSynthesized(key: entry.key, in: text, scratch: &workspace.scratch) {
-        stays(Messages.upgradeKeptSynthesized(name: name))
+        // Pull left it: it mirrors no blob, or it holds bytes the blob it mirrors does not.
+        let mirrors = document.blobs.elements.contains {
+          $0.members.digestIsString
+            && JSONText.decodedEqual($0.members.digest, entry.members.digest, in: text)
+        }
+        stays(
+          mirrors && data != nil
+            ? Messages.upgradeKeptMirrorBytes(name: name)
+            : Messages.upgradeKeptSynthesized(name: name))
         continue
       }
       if entry.members.isEncoded || entry.members.follows {
@@ -186,17 +194,17 @@ struct UpgradeWriter: DocumentWriter {
       }
       let decodedName = JSONText.decodeString(
         UnsafeBufferPointer(rebasing: text[entry.key.start..<entry.key.end]))
-      let clashes =
-        intoKeys.contains(decodedName)
-        || entries[..<index].contains { earlier in
-          // Two entries of one name cannot both become members of one object.
-          JSONText.decodedEqual(earlier.key, entry.key, in: text) && earlier.member != entry.member
-        }
-      if clashes {
+      // Two entries of one name cannot both become members of one object.
+      let duplicate = entries[..<index].contains { earlier in
+        JSONText.decodedEqual(earlier.key, entry.key, in: text) && earlier.member != entry.member
+      }
+      if duplicate || intoKeys.contains(decodedName) {
         plan.problems.append(
           Problem(
             kind: .upgradeClash, severity: .error, offset: entry.keyOffset,
-            message: Messages.upgradeClash(name: name, property: options()), pointer: ""))
+            message: duplicate
+              ? Messages.upgradeDuplicateEntry(name: name, property: options())
+              : Messages.upgradeClash(name: name, property: options()), pointer: ""))
         plan.fates.append(.kept)
         continue
       }
