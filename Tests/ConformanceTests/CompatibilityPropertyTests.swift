@@ -261,4 +261,15 @@ import Testing
         #"_attachments has more than one entry "r": they cannot all become blobs in "attachments""#
       ])
   }
+
+  @Test("--update-blobs: an entry naming a blob without a digest says the blob is not updated")
+  func updateBlobsDigestless() {
+    let document =
+      #"{"p":{"@type":"blob","length":44},"_attachments":{"blob_/p":{"digest":"sha1-qvTGHdzF6KLavt4PO0gs2a6pQ00="}}}"#
+    let result = CBLAttachments.convertStream(
+      Array((document + "\n").utf8), options: ConversionOptions(mode: .pull, updateBlobs: true))
+    #expect(Self.text(result.output) == document + "\n")
+    #expect(result.diagnostics.map(\.kind) == [.blobNotUpdated])
+    #expect(result.diagnostics.map(\.severity) == [.warning])
+  }
 }

@@ -90,6 +90,11 @@ enum Messages {
       + " stored and the entry is kept"
   }
 
+  static func blobWithoutDigestNotUpdated(name: String) -> String {
+    "_attachments entry \(name) names a blob that has no digest: Couchbase Lite leaves such a blob"
+      + " as it is, so it is not updated"
+  }
+
   static func blobNotUpdated(name: String) -> String {
     "_attachments entry \(name) names a blob but its digest is not sha1-: Couchbase Lite keeps"
       + " only sha1- blobs, so the blob is not updated and the entry stays"

@@ -303,6 +303,16 @@ struct PullWriter: DocumentWriter {
         }
         continue
       }
+      if !numbered, let index = Self.blobNamed(name, in: document),
+        !document.blobs.elements[index].members.digestIsString
+      {
+        // A blob without a digest is not updated (Couchbase Lite leaves it too): said so, and
+        // the entry goes only as pull lets it.
+        problems.append(
+          Problem(
+            kind: .blobNotUpdated, severity: strict ? .error : .warning, offset: entry.keyOffset,
+            message: Messages.blobWithoutDigestNotUpdated(name: quoted), pointer: ""))
+      }
       // A name that gives no blob: matched by digest, as pull does.
       switch fate(of: entry, matcher, blobs: blobs, text: text) {
       case .removed:
