@@ -48,7 +48,8 @@ public final class DocumentConverter {
   }
 
   /// Converts exactly one document (any JSON text with one value; surrounding whitespace is
-  /// allowed). Returns the compact converted document and its warnings.
+  /// allowed). Returns the compact converted document (for `.list` and `.check`, its rows, one
+  /// per line, without the last newline) and its warnings.
   public func convert(_ document: [UInt8]) throws(DocumentError) -> ConvertedDocument {
     if fastPath, let converted = convertOnTheOpenInput(document) { return converted }
     return try convertAsOneInput(document)

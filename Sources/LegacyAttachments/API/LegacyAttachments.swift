@@ -23,8 +23,9 @@ public enum CBLAttachments {
   }
 
   /// Converts exactly one document with `options` (framing, the document path, `_bulk_docs`
-  /// bodies, keep-going and rejects do not apply). Errors (and, with `strict`, warnings) are
-  /// thrown; warnings are returned. Options the command line refuses (`revpos: 0`, `naming`
+  /// bodies, keep-going and rejects do not apply). Returns the converted document, compact (for
+  /// `.list` and `.check`, its rows, one per line, without the last newline). Errors (and, with
+  /// `strict`, warnings) are thrown; warnings are returned. Options the command line refuses (`revpos: 0`, `naming`
   /// for pull) throw a diagnostic of kind ``ConversionDiagnostic/Kind/invalidOptions``.
   /// ``DocumentConverter`` does the same for many documents, faster.
   public static func convert(_ document: [UInt8], options: ConversionOptions) throws(DocumentError)
