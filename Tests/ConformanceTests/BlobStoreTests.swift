@@ -447,4 +447,43 @@ struct BlobStoreTests {
     #expect(strict.output.isEmpty)
     #expect(strict.diagnostics.map(\.severity) == [.error])
   }
+
+  @Test("--missing-blobs stub keeps a kept entry as it is when its own stub or revpos cannot stay")
+  func keptEntryNotStubbable() throws {
+    let store = try TemporaryFolder()
+    defer { withExtendedLifetime(store) {} }
+    let body = testBodies[2]
+    let options = ConversionOptions(
+      mode: .push, blobs: BlobStoreOptions(path: store.path, missing: .stub), keepGoing: true)
+    for entry in [#""stub":false"#, #""revpos":"7""#, #""revpos":-1"#, #""revpos":2.0"#] {
+      let document =
+        #"{"_rev":"4-x","_attachments":{"r.txt":{"digest":"\#(body.sha1)",\#(entry)}}}"#
+      let result = CBLAttachments.convertStream(ndjson([document]), options: options)
+      #expect(result.output.isEmpty, "\(entry)")
+      #expect(result.diagnostics.map(\.severity) == [.error], "\(entry)")
+      #expect(
+        result.diagnostics.first?.message.hasSuffix(
+          #"its own "stub" or "revpos" is not one a stub can keep, so it is not made a stub"#)
+          == true, "\(entry)")
+    }
+  }
+
+  @Test("a FIFO where a body should be is refused, never read (it would block)")
+  func fifoInStore() throws {
+    let store = try TemporaryFolder()
+    defer { withExtendedLifetime(store) {} }
+    let body = try TestBody([])
+    #expect(mkfifo(store.url.appendingPathComponent(body.fileName).path, 0o644) == 0)
+    let push = CBLAttachments.convertStream(
+      ndjson([#"{"p":{"@type":"blob","digest":"\#(body.sha1)"}}"#]),
+      options: ConversionOptions(mode: .push, blobs: BlobStoreOptions(path: store.path)))
+    #expect(push.output.isEmpty)
+    #expect(push.failure != nil)
+    let pull = CBLAttachments.convertStream(
+      ndjson([
+        #"{"p":{"@type":"blob","digest":"\#(body.sha1)"},"_attachments":{"$.p":{"digest":"\#(body.sha1)","data":""}}}"#
+      ]), options: ConversionOptions(mode: .pull, blobs: BlobStoreOptions(path: store.path)))
+    #expect(pull.output.isEmpty)
+    #expect(pull.failure != nil)
+  }
 }

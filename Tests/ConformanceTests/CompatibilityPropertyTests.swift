@@ -271,5 +271,15 @@ import Testing
     #expect(Self.text(result.output) == document + "\n")
     #expect(result.diagnostics.map(\.kind) == [.blobNotUpdated])
     #expect(result.diagnostics.map(\.severity) == [.warning])
+    // An entry that goes anyway (its digest is another blob's) says nothing, even with --strict.
+    let removed =
+      #"{"b":{"@type":"blob"},"c":{"@type":"blob","digest":"sha1-A"},"_attachments":{"$.b":{"digest":"sha1-A"}}}"#
+    let strict = CBLAttachments.convertStream(
+      Array((removed + "\n").utf8),
+      options: ConversionOptions(mode: .pull, updateBlobs: true, strict: true))
+    #expect(
+      Self.text(strict.output) == #"{"b":{"@type":"blob"},"c":{"@type":"blob","digest":"sha1-A"}}"#
+        + "\n")
+    #expect(strict.diagnostics.isEmpty)
   }
 }

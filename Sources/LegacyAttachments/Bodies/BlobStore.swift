@@ -122,11 +122,19 @@ final class BlobStore: @unchecked Sendable {
   ) -> ReadResult {
     let descriptor: SystemFileDescriptor
     do {
-      descriptor = try SystemFileDescriptor.open(path(of: name), O_RDONLY)
+      // Not blocking on a FIFO put there: only a regular file is a body.
+      descriptor = try SystemFileDescriptor.open(path(of: name), O_RDONLY | O_NONBLOCK)
     } catch {
       return error == .noSuchFile ? .missing : .failed(error)
     }
     defer { descriptor.close() }
+    do {
+      let status = try descriptor.status()
+      if status.isDirectory { return .failed(SystemErrno(code: EISDIR)) }
+      if !status.isRegularFile { return .failed(SystemErrno(code: EINVAL)) }
+    } catch {
+      return .failed(error)
+    }
     var hasher = Hasher(.sha1)
     var size = 0
     while true {

@@ -80,6 +80,10 @@ enum Messages {
     }
   }
 
+  /// After a missing file's message, for a kept entry `--missing-blobs stub` cannot make a stub.
+  static let notStubbable =
+    "; its own \"stub\" or \"revpos\" is not one a stub can keep, so it is not made a stub"
+
   static func bodyStubbed(place: String, digest: String, file: String, revpos: Int) -> String {
     "\(place) (\(digest)): no file \(file) in the blob store; the entry is a stub (revpos"
       + " \(revpos)) without the bytes"

@@ -303,11 +303,15 @@ struct PullWriter: DocumentWriter {
         }
         continue
       }
-      if !numbered, let index = Self.blobNamed(name, in: document),
-        !document.blobs.elements[index].members.digestIsString
-      {
-        // A blob without a digest is not updated (Couchbase Lite leaves it too): said so, and
-        // the entry goes only as pull lets it.
+      // A blob without a digest is not updated (Couchbase Lite leaves it too): if the entry that
+      // names one stays, that is said.
+      let namesDigestlessBlob =
+        !numbered
+        && Self.blobNamed(name, in: document).map {
+          !document.blobs.elements[$0].members.digestIsString
+        } == true
+      func notUpdated() {
+        guard namesDigestlessBlob else { return }
         problems.append(
           Problem(
             kind: .blobNotUpdated, severity: strict ? .error : .warning, offset: entry.keyOffset,
@@ -321,14 +325,17 @@ struct PullWriter: DocumentWriter {
         let (removes, failure) = storeBytes(of: entry, document, text: text, problems: &problems)
         if let failure { return failure }
         guard problems.allSatisfy({ $0.severity != .error }) else { return nil }
-        if removes { removed.append(entry.member) }
+        if removes { removed.append(entry.member) } else { notUpdated() }
       case .keptForItsBytes:
+        notUpdated()
         problems.append(
           Problem(
             kind: .dataKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
             message: Messages.entryDataKept(name: String(decoding: name, as: UTF8.self)),
             pointer: ""))
-      case .unmatched, .invalidData, .keptEncoded:
+      case .unmatched, .keptEncoded:
+        notUpdated()
+      case .invalidData:
         continue
       }
     }

@@ -208,23 +208,28 @@ struct PushWriter: DocumentWriter {
         workspace: &workspace)
       let place =
         "_attachments entry " + ConversionDiagnostic.quoted(document.string(entry.key, in: text))
+      // `--missing-blobs stub` makes it a stub only if that gives one `stub` and a usable
+      // `revpos`: it has no `stub` member of its own, and its `revpos`, if any, is a whole
+      // number from 1 as written (what `--check` takes).
+      let ownRevpos = entry.members.revpos
+      let stubbable =
+        !entry.members.hasStub
+        && (!ownRevpos.isPresent
+          || Self.isPositiveInteger(
+            UnsafeBufferPointer(rebasing: text[ownRevpos.start..<ownRevpos.end])))
       if let stubbed = record(
         outcome, place: place, members: entry.members, offset: entry.keyOffset, text: text,
-        into: &problems, failure: &failure)
+        into: &problems, failure: &failure, stubs: stubbable)
       {
-        // `--missing-blobs stub`: the entry becomes a stub, keeping a revpos of its own.
         if needsComma { output.append(UInt8(ascii: ",")) }
         output.append("\"stub\":true")
-        let hasRevpos = entry.members.revpos.isPresent
-        let own =
-          hasRevpos
-          ? JSONNumber(
-            UnsafeBufferPointer(
-              rebasing: text[entry.members.revpos.start..<entry.members.revpos.end]))?.wholeValue
-          : nil
-        let revision =
-          own ?? revpos ?? Self.revisionGeneration(document, text, scratch: &workspace.scratch)
-        if !hasRevpos {
+        let revision: Int
+        if ownRevpos.isPresent {
+          revision =
+            JSONNumber(UnsafeBufferPointer(rebasing: text[ownRevpos.start..<ownRevpos.end]))?
+            .wholeValue ?? 1
+        } else {
+          revision = revpos ?? Self.revisionGeneration(document, text, scratch: &workspace.scratch)
           output.append(",\"revpos\":")
           output.appendDecimal(revision)
         }
@@ -272,14 +277,14 @@ struct PushWriter: DocumentWriter {
   private func record(
     _ outcome: BodyCarrier.Outcome, place: String, members: AttachmentMembers,
     offset: StreamOffset, text: UnsafeBufferPointer<UInt8>, into problems: inout [Problem],
-    failure: inout ConversionIOError?
+    failure: inout ConversionIOError?, stubs: Bool = true
   ) -> String? {
     let kind: ConversionDiagnostic.Kind
     switch outcome {
     case .carried, .keptExisting, .keptExistingOtherBytes:
       return nil
     case .missing(let file):
-      if missingBlobs == .stub { return file }
+      if stubs && missingBlobs == .stub { return file }
       kind = .blobMissing
     case .namesNoFile:
       kind = .blobMissing
@@ -298,9 +303,17 @@ struct PushWriter: DocumentWriter {
     problems.append(
       Problem(
         kind: kind, severity: .error, offset: offset,
-        message: Messages.body(outcome, place: place, digest: digestText(members, text)),
+        message: Messages.body(outcome, place: place, digest: digestText(members, text))
+          + (!stubs && missingBlobs == .stub && kind == .blobMissing
+            ? Messages.notStubbable : ""),
         pointer: ""))
     return nil
+  }
+
+  /// Whether a number token is a whole number from 1 as written (`1`, `27`; not `1.0`, `0`).
+  private static func isPositiveInteger(_ token: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let first = token.first, first >= 0x31, first <= 0x39 else { return false }
+    return token.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
   }
 
   /// The digest as written, decoded, for messages.

@@ -285,6 +285,7 @@ extension DocumentScanner {
       if parent.pointee.role == .entry {
         // Entries, for `--check`: a stub and its revpos.
         if parent.pointee.pendingKey == .stub {
+          parent.pointee.members.hasStub = true
           parent.pointee.members.isStub = kind == .boolean && value.count == 4
         } else {
           parent.pointee.members.revpos = value

@@ -89,6 +89,8 @@ struct AttachmentMembers: BitwiseCopyable {
   /// Entries, with `--check` or `--blobs`: the last `stub` member is `true`, and the last
   /// `revpos` value.
   var isStub = false
+  /// Entries: whether it has a `stub` member at all (`true` or not).
+  var hasStub = false
   var revpos: Span = .none
   /// Entries, with `--blobs` or `--upgrade`: whether an `encoding` member (gzip) says the bytes
   /// are encoded, and whether `follows` says they come in a MIME part.

@@ -380,11 +380,11 @@ extension ReferenceModel {
         if blob.digest != digest { updates[blobIndex] = entryMembers }
         continue
       }
-      // Naming a blob without a digest: it is not updated, and that is said.
+      if pullRemoved.contains(index) { continue }
+      // Naming a blob without a digest, and staying: the blob is not updated, and that is said.
       if !numbered, let blobIndex = blob(named: name, in: blobs), blobs[blobIndex].digest == nil {
         try warn(.blobNotUpdated)
       }
-      if pullRemoved.contains(index) { continue }
       if data != nil && digests.contains(digest) { try warn(.dataKept) }
       left.append(entry)
     }
