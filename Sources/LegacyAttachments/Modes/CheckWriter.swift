@@ -247,10 +247,10 @@ struct CheckWriter: DocumentWriter {
     }
   }
 
-  /// Whether `span` is a number token that is a whole number ≥ 1 (`1`, `27`; not `1.0`, `0`).
+  /// Whether `span` is a number token that is a whole number ≥ 1 (``JSONNumber/isPositiveInteger(_:)``).
   private static func isPositiveInteger(_ span: Span, text: UnsafeBufferPointer<UInt8>) -> Bool {
-    guard span.isPresent, text[span.start] >= 0x31, text[span.start] <= 0x39 else { return false }
-    return text[span.start..<span.end].allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    span.isPresent
+      && JSONNumber.isPositiveInteger(UnsafeBufferPointer(rebasing: text[span.start..<span.end]))
   }
 
   /// Appends the findings only a whole object shows: attachments over 20 MiB, and the metadata

@@ -160,16 +160,10 @@ struct PushWriter: DocumentWriter {
           outcome, place: place, members: blob.members, offset: blob.inputStart, text: text,
           into: &problems, failure: &failure)
         {
-          let revision = revisionGeneration(&workspace)
-          if members.wroteAny { output.append(UInt8(ascii: ",")) }
-          output.append("\"stub\":true,\"revpos\":")
-          output.appendDecimal(revision)
-          problems.append(
-            Problem(
-              kind: .blobMissing, severity: strict ? .error : .warning, offset: blob.inputStart,
-              message: Messages.bodyStubbed(
-                place: place, digest: digestText(blob.members, text), file: stubbed,
-                revpos: revision), pointer: ""))
+          appendStub(
+            ownRevpos: nil, generation: revisionGeneration(&workspace),
+            needsComma: members.wroteAny, place: place, members: blob.members,
+            offset: blob.inputStart, file: stubbed, text: text, to: &output, problems: &problems)
         }
       } else if writesTail {
         naming.appendEntryTail(
@@ -212,33 +206,20 @@ struct PushWriter: DocumentWriter {
       // `revpos`: it has no `stub` member of its own, and its `revpos`, if any, is a whole
       // number from 1 as written (what `--check` takes).
       let ownRevpos = entry.members.revpos
-      let stubbable =
-        !entry.members.hasStub
-        && (!ownRevpos.isPresent
-          || Self.isPositiveInteger(
-            UnsafeBufferPointer(rebasing: text[ownRevpos.start..<ownRevpos.end])))
+      let own =
+        ownRevpos.isPresent
+        ? UnsafeBufferPointer(rebasing: text[ownRevpos.start..<ownRevpos.end]) : nil
+      let stubbable = !entry.members.hasStub && (own.map(JSONNumber.isPositiveInteger) ?? true)
       if let stubbed = record(
         outcome, place: place, members: entry.members, offset: entry.keyOffset, text: text,
         into: &problems, failure: &failure, stubs: stubbable)
       {
-        if needsComma { output.append(UInt8(ascii: ",")) }
-        output.append("\"stub\":true")
-        let revision: Int
-        if ownRevpos.isPresent {
-          revision =
-            JSONNumber(UnsafeBufferPointer(rebasing: text[ownRevpos.start..<ownRevpos.end]))?
-            .wholeValue ?? 1
-        } else {
-          revision = revpos ?? Self.revisionGeneration(document, text, scratch: &workspace.scratch)
-          output.append(",\"revpos\":")
-          output.appendDecimal(revision)
-        }
-        problems.append(
-          Problem(
-            kind: .blobMissing, severity: strict ? .error : .warning, offset: entry.keyOffset,
-            message: Messages.bodyStubbed(
-              place: place, digest: digestText(entry.members, text), file: stubbed,
-              revpos: revision), pointer: ""))
+        appendStub(
+          ownRevpos: own.flatMap { JSONNumber($0)?.wholeValue },
+          generation: revpos
+            ?? Self.revisionGeneration(document, text, scratch: &workspace.scratch),
+          needsComma: needsComma, place: place, members: entry.members, offset: entry.keyOffset,
+          file: stubbed, text: text, to: &output, problems: &problems)
       }
       output.append(UInt8(ascii: "}"))
     }
@@ -310,10 +291,25 @@ struct PushWriter: DocumentWriter {
     return nil
   }
 
-  /// Whether a number token is a whole number from 1 as written (`1`, `27`; not `1.0`, `0`).
-  private static func isPositiveInteger(_ token: UnsafeBufferPointer<UInt8>) -> Bool {
-    guard let first = token.first, first >= 0x31, first <= 0x39 else { return false }
-    return token.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+  /// `--missing-blobs stub`: ends an entry as a stub, `"stub":true` and, unless it has its own
+  /// (`ownRevpos`), `"revpos":generation`, with the warning that says so.
+  private func appendStub(
+    ownRevpos: Int?, generation: Int, needsComma: Bool, place: String,
+    members: AttachmentMembers, offset: StreamOffset, file: String,
+    text: UnsafeBufferPointer<UInt8>, to output: inout ByteBuffer, problems: inout [Problem]
+  ) {
+    if needsComma { output.append(UInt8(ascii: ",")) }
+    output.append("\"stub\":true")
+    if ownRevpos == nil {
+      output.append(",\"revpos\":")
+      output.appendDecimal(generation)
+    }
+    problems.append(
+      Problem(
+        kind: .blobMissing, severity: strict ? .error : .warning, offset: offset,
+        message: Messages.bodyStubbed(
+          place: place, digest: digestText(members, text), file: file,
+          revpos: ownRevpos ?? generation), pointer: ""))
   }
 
   /// The digest as written, decoded, for messages.

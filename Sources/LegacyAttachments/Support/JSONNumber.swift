@@ -64,6 +64,13 @@ struct JSONNumber {
     }
   }
 
+  /// Whether a token is a whole number from 1 written as digits alone (`1`, `27`; not `1.0`,
+  /// `0`, `01`): what Sync Gateway takes as a `revpos`.
+  static func isPositiveInteger(_ token: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let first = token.first, first >= 0x31, first <= 0x39 else { return false }
+    return token.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+  }
+
   /// Whether the value is a whole number (`4321`, `4321.0`, `4.321e3`, `-0`).
   var isWhole: Bool { exponent >= 0 }
 
