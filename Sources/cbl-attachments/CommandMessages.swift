@@ -37,6 +37,40 @@ enum CommandMessages {
       + " both to one file"
   }
 
+  static func rejectsIsOutputFile(_ path: String) -> String {
+    "\(program): \(path): error: the rejects file is also the output file; refusing to write"
+      + " both to one file"
+  }
+
+  static func rejectsIsStandardError(_ path: String) -> String {
+    "\(program): \(path): error: the rejects file is also standard error; refusing to write"
+      + " both to one file"
+  }
+
+  static func rowsWouldReplaceInput(_ path: String, input: String) -> String {
+    "\(program): \(path): error: the output file is also an input (\(input)); --list and --check"
+      + " write rows, not documents, so it is not replaced"
+  }
+
+  static func cannotReplace(_ path: String, _ error: SystemErrno) -> String {
+    "\(program): \(path): error: cannot replace: \(error); the file is as it was"
+  }
+
+  static func inputNotReplaced(_ path: String, stopped: Bool) -> String {
+    "\(program): \(path): error: not replaced: "
+      + (stopped
+        ? "the input after the error would be lost (keep it with --rejects FILE)"
+        : "the rejected documents would be lost (keep them with --rejects FILE)")
+      + "; the file is as it was"
+  }
+
+  static func outputNotWritten(_ path: String, existed: Bool) -> String {
+    "\(program): \(path): error: "
+      + (existed
+        ? "not replaced, because the run failed; the file is as it was"
+        : "not written, because the run failed")
+  }
+
   static func inputIsOutput(_ name: String) -> String {
     "\(program): \(name): error: input file is also standard output; not read"
   }

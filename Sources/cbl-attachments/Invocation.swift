@@ -6,6 +6,8 @@ struct Invocation {
   var modeGiven: String? = nil
   var files: [String] = []
   var rejectsPath: String? = nil
+  /// `--output`: nil for standard output (also for `-o -`).
+  var outputPath: String? = nil
   var stats = false
   var progress = false
   var jobs: Int? = nil
@@ -90,8 +92,11 @@ extension Invocation {
       if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
         name = String(argument[..<equals])
         inline = String(argument[argument.index(after: equals)...])
-      } else if argument.hasPrefix("-j") && argument.count > 2 && !argument.hasPrefix("--") {
-        name = "-j"
+      } else if !argument.hasPrefix("--") && argument.count > 2,
+        OptionSpec.named(String(argument.prefix(2)))?.takesValue == true
+      {
+        // A short option's value joined to it: -j4, -oout.ndjson.
+        name = String(argument.prefix(2))
         inline = String(argument.dropFirst(2))
       }
       func noValue() throws(UsageError) {
@@ -179,6 +184,9 @@ extension Invocation {
       case "-k", "--keep-going":
         try noValue()
         invocation.options.keepGoing = true
+      case "-o", "--output":
+        let path = try value(for: name, inline: inline)
+        invocation.outputPath = path == "-" ? nil : path
       case "--rejects":
         invocation.rejectsPath = try value(for: name, inline: inline)
         invocation.options.keepGoing = true

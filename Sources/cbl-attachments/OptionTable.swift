@@ -76,6 +76,10 @@ let optionTable: [OptionSpec] = [
     "push --blobs: a missing file rejects the document (error, the",
     "default) or makes a stub with a warning"),
   OptionSpec(
+    "--output", short: "o", value: "FILE", "write to FILE instead of standard output, replacing it",
+    "only at the end of a run that did not fail; FILE may be an",
+    "input (converted in place, and replaced only if nothing was lost)"),
+  OptionSpec(
     "--keep-going", short: "k", "report a bad document and go on with the next (default: stop)"),
   OptionSpec(
     "--rejects", value: "FILE", "save each bad document's original text to FILE (implies -k)"),

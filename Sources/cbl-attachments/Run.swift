@@ -11,6 +11,22 @@ struct Run {
     var status: Int32 = 0
     let started = monotonicSeconds()
     let standardOutput = try? SystemFileDescriptor.standardOutput.status()
+    var output: OutputFile? = nil
+    var sink = FileDescriptorSink(.standardOutput)
+    if let path = invocation.outputPath {
+      do {
+        let file = try OutputFile(path, inputs: invocation.files)
+        sink = FileDescriptorSink(file.descriptor, name: path)
+        output = consume file
+      } catch {
+        printError(CommandMessages.cannotOpenForWriting(path, error))
+        return 2
+      }
+      if let input = output?.replacesInput, !invocation.options.mode.writesDocuments {
+        printError(CommandMessages.rowsWouldReplaceInput(path, input: input))
+        return 2
+      }
+    }
     var rejects: FileDescriptorSink? = nil
     if let path = invocation.rejectsPath {
       if let refusal = refusal(ofRejects: path, standardOutput: standardOutput) {
@@ -40,8 +56,7 @@ struct Run {
       printError(CommandMessages.pullIntoBulkDocs(strict: strict))
       if strict { status = 1 }
     }
-    let converter = StreamConverter(
-      options: invocation.options, output: FileDescriptorSink(.standardOutput), rejects: rejects)
+    let converter = StreamConverter(options: invocation.options, output: sink, rejects: rejects)
     converter.unbuffered = invocation.unbuffered
     converter.jobs = invocation.jobs ?? defaultJobs()
     var progress: ProgressLine? = nil
@@ -52,6 +67,8 @@ struct Run {
       if diagnostic.severity == .error { status = max(status, 1) }
     }
 
+    // Whether an input stopped or was abandoned: its rest is in no file.
+    var incomplete = false
     for file in invocation.files {
       let name = file == "-" ? "<stdin>" : file
       let descriptor: SystemFileDescriptor
@@ -67,7 +84,7 @@ struct Run {
         }
       }
       defer { if file != "-" { descriptor.close() } }
-      if let output = standardOutput, output.isRegularFile,
+      if invocation.outputPath == nil, let output = standardOutput, output.isRegularFile,
         let input = try? descriptor.status(), input.isSameFile(as: output)
       {
         // Reading what is being written could go on for ever (`>>`), or find nothing (`>`).
@@ -94,6 +111,7 @@ struct Run {
         exitForWriteError(error)
       }
       if outcome != .completed { status = max(status, 1) }
+      if outcome != .completed { incomplete = true }
       if outcome == .stopped { break }
     }
     progress?.clear()
@@ -111,16 +129,46 @@ struct Run {
       printError(
         CommandMessages.statistics(statistics, seconds: monotonicSeconds() - started))
     }
+    if let output = output.take() {
+      let path = output.path
+      let existed = (try? SystemFileDescriptor.status(ofPath: path)) != nil
+      // In place, the input is replaced only if every byte of it is in the output or the
+      // rejects file (SPEC.md, "Nothing lost").
+      let lost =
+        incomplete
+        || (invocation.rejectsPath == nil
+          && (statistics.errors > 0 || statistics.bytesSkipped > 0))
+      let inPlace = output.replacesInput != nil
+      let keep = status < 2 && !(inPlace && lost)
+      do {
+        try output.finish(keep: keep)
+      } catch {
+        printError(CommandMessages.cannotReplace(path, error))
+        return 2
+      }
+      if !keep {
+        printError(
+          status < 2
+            ? CommandMessages.inputNotReplaced(path, stopped: incomplete)
+            : CommandMessages.outputNotWritten(path, existed: existed))
+        return 2
+      }
+    }
     return status
   }
 
   /// Why the rejects file at `path` must not be opened (truncated), if it must not: it is one of
   /// the inputs, or standard output. A character device (`/dev/null`) is never refused.
   private func refusal(ofRejects path: String, standardOutput: FileStatus?) -> String? {
-    guard let target = try? SystemFileDescriptor.status(ofPath: path), !target.isCharacterDevice
-    else {
-      return nil
+    let existing = try? SystemFileDescriptor.status(ofPath: path)
+    if let output = invocation.outputPath, existing?.isCharacterDevice != true,
+      Paths.canonical(output) == Paths.canonical(path)
+        || (existing.map { (try? SystemFileDescriptor.status(ofPath: output))?.isSameFile(as: $0) }
+          ?? nil) == true
+    {
+      return CommandMessages.rejectsIsOutputFile(path)
     }
+    guard let target = existing, !target.isCharacterDevice else { return nil }
     for file in invocation.files {
       let input =
         file == "-"
@@ -130,8 +178,13 @@ struct Run {
         return CommandMessages.rejectsIsInput(path, input: file == "-" ? "<stdin>" : file)
       }
     }
-    if let standardOutput, standardOutput.isSameFile(as: target) {
+    if invocation.outputPath == nil, let standardOutput, standardOutput.isSameFile(as: target) {
       return CommandMessages.rejectsIsOutput(path)
+    }
+    if let standardError = try? SystemFileDescriptor.standardError.status(),
+      standardError.isSameFile(as: target)
+    {
+      return CommandMessages.rejectsIsStandardError(path)
     }
     return nil
   }

@@ -24,8 +24,14 @@ func printOutput(_ text: String) {
 /// Ends the program after a failed write: quietly, as `SIGPIPE` would, when the reader of a pipe
 /// has gone; otherwise with a message and status 2.
 func exitForWriteError(_ error: ConversionIOError) -> Never {
+  TerminationCleanup.removeNow()
   if error.isBrokenPipe {
+    // Delivered even when the parent left it blocked.
+    var pipeSignal = sigset_t()
+    sigemptyset(&pipeSignal)
+    sigaddset(&pipeSignal, SIGPIPE)
     signal(SIGPIPE, SIG_DFL)
+    pthread_sigmask(SIG_UNBLOCK, &pipeSignal, nil)
     raise(SIGPIPE)
   }
   switch error.operation {

@@ -2,7 +2,11 @@ import Glibc
 import LegacyAttachments
 
 let program = "cbl-attachments"
+SystemFileDescriptor.reserveStandardDescriptors()
 signal(SIGPIPE, SIG_DFL)
+// A file-size limit (`ulimit -f`) makes a write fail (EFBIG), which cuts the output back to its
+// last whole document, rather than kill the program half-way into one.
+signal(SIGXFSZ, SIG_IGN)
 
 let invocation: Invocation
 do {

@@ -161,6 +161,27 @@ struct BlobStoreCLITests {
     #expect(try String(contentsOf: scratch.url("store/" + file), encoding: .utf8) == "xx")
   }
 
+  @Test("pull --blobs: a store name that is no regular file (a link to nothing) keeps the entry")
+  func pullKeepsEntryForALinkToNothing() throws {
+    let (sha1, file) = try digest(of: hello)
+    let scratch = try Scratch()
+    try FileManager.default.createDirectory(
+      at: scratch.url("store"), withIntermediateDirectories: false)
+    try FileManager.default.createSymbolicLink(
+      atPath: scratch.url("store/" + file).path, withDestinationPath: "/nonexistent/file")
+    let document =
+      #"{"_id":"x","b":{"@type":"blob","digest":"\#(sha1)"},"_attachments":{"$.b":{"digest":"\#(sha1)","data":"aGVsbG8="}}}"#
+    try scratch.write("in.json", document + "\n")
+    let result = try CLI.run(["--pull", "--blobs", "store", "in.json"], in: scratch.directory)
+    expectRun(
+      result, stdout: document + "\n",
+      stderr:
+        "cbl-attachments: in.json:1:94: warning: document \"x\": _attachments entry \"$.b\" (\(sha1)): store/\(file) is already in the blob store and is not a regular file; it is kept as it is\n",
+      status: 0)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: scratch.url("store").path) == [file])
+  }
+
   @Test(
     "upgrade --blobs removes what pull --blobs removes first: a mirror with bytes is stored, not made a second blob"
   )

@@ -1,4 +1,5 @@
 #if DEBUG
+import Foundation
 @testable import LegacyAttachments
 import TestSupport
 import Testing
@@ -117,6 +118,39 @@ struct BodiesTests {
     #expect(value("-1") == nil && value("1.5") == nil && value("\"12\"") == nil)
     // Read exactly: a Double would make this 6.
     #expect(value("6.00000000000000000001") == nil)
+  }
+
+  @Test("a body being stored has no name in the store until it is committed (O_TMPFILE)")
+  func noNameUntilCommitted() throws {
+    let folder = "/tmp/cbl-attachments-store-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    #expect(mkdir(folder, 0o755) == 0)
+    defer {
+      for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+        unlink(folder + "/" + name)
+      }
+      rmdir(folder)
+    }
+    func names() -> [String] {
+      (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+    }
+    let store = BlobStore(options: BlobStoreOptions(path: folder))
+    let hello = UnsafeMutableRawBufferPointer.allocate(byteCount: 5, alignment: 1)
+    defer { hello.deallocate() }
+    hello.copyBytes(from: "hello".utf8)
+    do {
+      var body = try store.beginStoring(checking: .sha1)
+      try body.append(UnsafeRawBufferPointer(hello))
+      #expect(names() == [], "a body not yet committed leaves nothing a signal could strand")
+    }
+    #expect(names() == [], "a body dropped unstored leaves nothing")
+    var body = try store.beginStoring(checking: .sha1)
+    try body.append(UnsafeRawBufferPointer(hello))
+    let name = "qvTGHdzF6KLavt4PO0gs2a6pQ00=.blob"
+    #expect(try store.commit(body, as: name) == .stored)
+    #expect(names() == [name])
+    var info = stat()
+    #expect(stat(folder + "/" + name, &info) == 0 && info.st_mode & 0o777 == 0o444)
+    #expect(info.st_size == 5)
   }
 }
 #endif

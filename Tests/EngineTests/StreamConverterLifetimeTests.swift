@@ -36,6 +36,37 @@ struct StreamConverterLifetimeTests {
     }
     #expect(queue?.runningWorkers == 0, "no worker is left waiting for work that cannot come")
   }
+
+  @Test("finish() ends a run once: a second call writes nothing (the list stays one array)")
+  func finishTwice() throws {
+    var collected: [UInt8] = []
+    let converter = StreamConverter(
+      options: ConversionOptions(mode: .push, framing: .list),
+      output: ClosureSink { collected.append(contentsOf: $0) })
+    let input = Array("[{\"a\":1}]".utf8)
+    _ = try input.withUnsafeBytes { try converter.convert(bytes: $0, name: "in") }
+    try converter.finish()
+    let once = collected
+    #expect(converter.isFinished)
+    try converter.finish()
+    #expect(collected == once && String(decoding: once, as: UTF8.self) == "[\n{\"a\":1}\n]\n")
+  }
+
+  @Test("a read size below 1 is taken as 1: every entry point converts everything")
+  func readSizeBelowOne() throws {
+    for size in [0, -5] {
+      var collected: [UInt8] = []
+      let converter = StreamConverter(
+        options: ConversionOptions(mode: .push),
+        output: ClosureSink { collected.append(contentsOf: $0) })
+      converter.readSize = size
+      #expect(converter.readSize == 1)
+      let input = Array("{\"a\":1}\n{\"b\":2}\n".utf8)
+      let outcome = try input.withUnsafeBytes { try converter.convert(bytes: $0, name: "in") }
+      try converter.finish()
+      #expect(outcome == .completed && collected == input, "readSize \(size)")
+    }
+  }
 }
 
 #endif

@@ -1,21 +1,31 @@
 /// A problem found in one document, located by line and column.
 public struct ConversionDiagnostic: Sendable, Hashable, CustomStringConvertible {
+  /// How bad a problem is; the raw value is the word in the report (`error:`, `warning:`).
   public enum Severity: String, Sendable {
+    /// Reported, and the document is converted anyway (`strict` makes warnings errors).
     case warning
+    /// The document is rejected: not converted, and the command line exits with status 1.
     case error
   }
 
   /// What kind of problem; the `--check` name of each is its raw value.
   public enum Kind: String, Sendable {
+    /// The input is not JSON: a syntax error, invalid UTF-8 or a truncated last document.
     case malformedJSON = "malformed-json"
     /// A single-document conversion was given no document, or more than one.
     case notOneDocument = "not-one-document"
     /// A single-document conversion was given options the command line refuses (a `revpos`
     /// below 1, an option of another mode).
     case invalidOptions = "invalid-options"
+    /// A document that is not a JSON object, or a `list` input that is not one JSON array.
     case notAnObject = "not-an-object"
+    /// A document with more than one top-level `_attachments` member (rejected, not guessed).
     case duplicateAttachments = "duplicate-attachments"
+    /// A top-level `_attachments` that is not an object: push rejects it when the document has
+    /// blob references, `--check` always reports it.
     case attachmentsNotObject = "attachments-not-object"
+    /// A blob reference without a string `digest`: push makes no entry for it and warns (an error
+    /// with `strict`, a finding with `--check`).
     case blobWithoutDigest = "blob-without-digest"
     /// Pull kept an `_attachments` entry that carries the attachment's bytes (`data`).
     case dataKept = "data-kept"
@@ -60,7 +70,9 @@ public struct ConversionDiagnostic: Sendable, Hashable, CustomStringConvertible 
     case blobNotUpdated = "blob-not-updated"
   }
 
+  /// Whether the problem rejects the document (`.error`) or is only reported (`.warning`).
   public var severity: Severity
+  /// What kind of problem it is; `kind.rawValue` is its `--check` name.
   public var kind: Kind
   /// 1-based line of the input where the problem is.
   public var line: Int
@@ -71,6 +83,8 @@ public struct ConversionDiagnostic: Sendable, Hashable, CustomStringConvertible 
   /// The document's `_id`, when it is known.
   public var documentID: String?
 
+  /// A problem at `line` and `column` (both 1-based) of the input, in the document with
+  /// `documentID` when that is known.
   public init(
     severity: Severity, kind: Kind, line: Int, column: Int, message: String,
     documentID: String? = nil

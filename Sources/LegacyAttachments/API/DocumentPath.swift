@@ -15,8 +15,10 @@ public struct DocumentPath: Sendable, Hashable, CustomStringConvertible {
     case elements
   }
 
+  /// The steps, in order from the input value; none for ``root`` (`.`).
   public var steps: [Step]
 
+  /// The path made of `steps`; no steps is ``root``.
   public init(steps: [Step]) { self.steps = steps }
 
   /// The value itself: every input value is a document.
@@ -24,8 +26,11 @@ public struct DocumentPath: Sendable, Hashable, CustomStringConvertible {
 
   /// The paths of the named `--format`s.
   public static let changes = DocumentPath(steps: [.member("results"), .elements, .member("doc")])
+  /// `--format all-docs`: `.rows[].doc`, an `_all_docs?include_docs=true` response.
   public static let allDocs = DocumentPath(steps: [.member("rows"), .elements, .member("doc")])
+  /// `--format bulk-docs`: `.docs[]`, a `_bulk_docs` request body.
   public static let bulkDocs = DocumentPath(steps: [.member("docs"), .elements])
+  /// `--format bulk-get`: `.results[].docs[].ok`, CouchDB's `_bulk_get` response.
   public static let bulkGet = DocumentPath(
     steps: [.member("results"), .elements, .member("docs"), .elements, .member("ok")])
 
@@ -119,6 +124,7 @@ public struct DocumentPath: Sendable, Hashable, CustomStringConvertible {
 
 /// A `--docs` path that is not one.
 public struct DocumentPathError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The text given as the path, unchanged.
   public var path: String
 
   public var description: String {

@@ -125,11 +125,13 @@ public enum CBLAttachments {
 public struct ConvertedDocument: Sendable, Equatable {
   /// The compact document, without a trailing newline.
   public var bytes: [UInt8]
+  /// The warnings the document raised, in input order (an error is thrown instead).
   public var warnings: [ConversionDiagnostic]
 }
 
 /// A document that could not be converted.
 public struct DocumentError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// What is wrong, and where in the document given (line and column).
   public var diagnostic: ConversionDiagnostic
   public var description: String { diagnostic.description }
 }
@@ -140,8 +142,11 @@ public struct StreamResult: Sendable, Equatable {
   public var output: [UInt8] = []
   /// Original text of rejected documents, each ending in a newline.
   public var rejects: [UInt8] = []
+  /// Every warning and error, in input order.
   public var diagnostics: [ConversionDiagnostic] = []
+  /// The run's counters (`--stats`); `bytesOut` is `output.count`.
   public var statistics = ConversionStatistics()
+  /// Whether the whole input was read, or a bad document or a broken `list` array ended it.
   public var outcome: InputOutcome = .completed
   /// A failure of the blob store (`--blobs`) that ended the conversion.
   public var failure: ConversionIOError? = nil

@@ -40,6 +40,8 @@ public struct BulkDocsOutput: Sendable, Equatable {
   /// Whether bodies end with `"new_edits":false` (`--new-edits false`).
   public var newEditsFalse: Bool
 
+  /// Bodies of `documentsPerBody` documents each (1 to 1,000,000, which
+  /// ``ConversionOptions/validate()`` checks), with `"new_edits":false` when `newEditsFalse`.
   public init(documentsPerBody: Int, newEditsFalse: Bool = false) {
     self.documentsPerBody = documentsPerBody
     self.newEditsFalse = newEditsFalse
@@ -48,11 +50,14 @@ public struct BulkDocsOutput: Sendable, Equatable {
 
 /// Everything that decides how a stream is converted.
 public struct ConversionOptions: Sendable, Equatable {
+  /// What is done with each document (`--push`, `--pull`, `--upgrade`, `--list`, `--check`).
   public var mode: ConversionMode
+  /// How push names the entries it makes (`--naming`, default `.jsonpath`); push and check only.
   public var naming: EntryNaming
   /// The `revpos` written in `litecore` naming; `nil` takes the generation of the document's
   /// `_rev`, or 1 when it has none.
   public var revpos: Int?
+  /// How documents are framed in the input and the output (`--format`, default `.lines`).
   public var framing: InputFraming
   /// Where the documents are inside each input value (with `list` framing, inside each
   /// element): `.` for the value itself, `.results[].doc` for a `_changes` response.
@@ -72,6 +77,7 @@ public struct ConversionOptions: Sendable, Equatable {
   /// the document.
   public var strict: Bool
 
+  /// Options for `mode`; each other option defaults to what the command line does without it.
   public init(
     mode: ConversionMode, naming: EntryNaming = .jsonpath, revpos: Int? = nil,
     framing: InputFraming = .lines,

@@ -13,6 +13,7 @@ public struct BlobStoreOptions: Sendable, Equatable {
   /// The folder of `.blob` files: DIR itself, or `DIR/Attachments` when DIR is a `.cblite2`
   /// database.
   public var directory: String
+  /// What push does when the store has no file for a blob (`--missing-blobs`, default `.error`).
   public var missing: MissingBlobs
 
   /// `path` as given with `--blobs`: a `…/Attachments` folder or a `.cblite2` database folder.
@@ -34,7 +35,9 @@ extension BlobStoreOptions {
 
 /// Why the blob store cannot be used; checked before any input is read.
 public struct BlobStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The store's folder, as ``BlobStoreOptions/directory`` names it.
   public var directory: String
+  /// Why the system refused the folder (`stat(2)`, `mkdir(2)`); nil when it is not a directory.
   public var errno: SystemErrno?
 
   public var description: String {
@@ -194,8 +197,13 @@ final class BlobStore: @unchecked Sendable {
 
   // MARK: Storing
 
-  /// Starts storing a body: a temporary file of its own in the store.
+  /// Starts storing a body: a file of its own in the store, without a name until it is
+  /// committed where the file system allows (`O_TMPFILE`: a signal or a crash leaves nothing
+  /// behind), else a temporary file named `.incoming-…`.
   func beginStoring(checking digest: DigestAlgorithm) throws(SystemErrno) -> PendingBody {
+    if Paths.canLinkDescriptors, let descriptor = try Paths.makeUnnamedFile(in: directory) {
+      return PendingBody(descriptor: descriptor, temporaryPath: nil, checking: digest)
+    }
     let (descriptor, path) = try Paths.makeTemporaryFile(in: directory, prefix: ".incoming-")
     return PendingBody(descriptor: descriptor, temporaryPath: path, checking: digest)
   }
@@ -203,24 +211,25 @@ final class BlobStore: @unchecked Sendable {
   /// How storing ended.
   enum StoreResult: Equatable {
     case stored
-    /// A file of that name was there already and is left alone; `size` is its size.
-    case alreadyThere(size: Int64)
+    /// A file of that name was there already and is left alone; `size` is its size, nil when
+    /// it is not a regular file (a directory, a link to nothing).
+    case alreadyThere(size: Int64?)
   }
 
   /// Puts a finished body in place under `name`: synced, read-only, and never replacing a file
   /// that is there (Couchbase Lite never overwrites one).
   func commit(_ body: consuming PendingBody, as name: String) throws(SystemErrno) -> StoreResult {
-    try body.close(permissions: 0o444)
+    try body.seal(permissions: 0o444)
     let target = path(of: name)
-    let temporary = body.temporaryPath
     do {
-      try Paths.link(temporary, as: target)
+      try body.link(as: target)
     } catch {
       guard error.code == EEXIST else {
         body.discard()
         throw error
       }
-      let size = (try? SystemFileDescriptor.status(ofPath: target))?.size ?? -1
+      let existing = try? SystemFileDescriptor.status(ofPath: target)
+      let size = existing?.isRegularFile == true ? existing?.size : nil
       body.discard()
       return .alreadyThere(size: size)
     }
@@ -229,19 +238,22 @@ final class BlobStore: @unchecked Sendable {
   }
 }
 
-/// A body being stored: a temporary file, and the hashes of what was written to it. Dropped
-/// without being committed, it removes its file: nothing half-written is left behind.
+/// A body being stored: a file without a name (or a temporary one), and the hashes of what was
+/// written to it. Dropped without being committed, it removes its file: nothing half-written
+/// is left behind.
 struct PendingBody: ~Copyable {
   private var descriptor: SystemFileDescriptor?
-  let temporaryPath: String
+  /// The temporary file's name; nil for a file that has none (`O_TMPFILE`).
+  let temporaryPath: String?
   private var sha1 = Hasher(.sha1)
   /// The body's own digest algorithm when it is not SHA-1 (`md5-` from CouchDB).
   private var other: Hasher?
   private(set) var size = 0
   private var removed = false
 
-  init(descriptor: SystemFileDescriptor, temporaryPath: String, checking algorithm: DigestAlgorithm)
-  {
+  init(
+    descriptor: SystemFileDescriptor, temporaryPath: String?, checking algorithm: DigestAlgorithm
+  ) {
     self.descriptor = descriptor
     self.temporaryPath = temporaryPath
     other = algorithm == .sha1 ? nil : Hasher(algorithm)
@@ -249,7 +261,7 @@ struct PendingBody: ~Copyable {
 
   deinit {
     descriptor?.close()
-    if !removed { try? Paths.remove(temporaryPath) }
+    if !removed, let temporaryPath { try? Paths.remove(temporaryPath) }
   }
 
   mutating func append(_ bytes: UnsafeRawBufferPointer) throws(SystemErrno) {
@@ -270,20 +282,28 @@ struct PendingBody: ~Copyable {
     return (sha1Hash, checked.finish())
   }
 
-  /// Syncs, makes the file `permissions` and closes it.
-  mutating func close(permissions: mode_t) throws(SystemErrno) {
+  /// Syncs the file and makes it `permissions`.
+  mutating func seal(permissions: mode_t) throws(SystemErrno) {
     guard let descriptor else { return }
-    self.descriptor = nil
-    defer { descriptor.close() }
     try descriptor.sync()
     try descriptor.setPermissions(permissions)
   }
 
-  /// Removes the temporary file.
+  /// Gives the file `name` (`link(2)`; never replacing a file: `EEXIST`).
+  func link(as name: String) throws(SystemErrno) {
+    if let temporaryPath {
+      try Paths.link(temporaryPath, as: name)
+    } else if let descriptor {
+      try Paths.link(descriptor, as: name)
+    }
+  }
+
+  /// Closes the file and removes its temporary name (a file without one goes with its
+  /// descriptor, unless it was linked).
   consuming func discard() {
     descriptor?.close()
     descriptor = nil
-    try? Paths.remove(temporaryPath)
+    if let temporaryPath { try? Paths.remove(temporaryPath) }
     removed = true
   }
 }

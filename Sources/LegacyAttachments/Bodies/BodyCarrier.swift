@@ -20,7 +20,7 @@ struct BodyCarrier {
     /// `data` is not strict base64.
     case invalidBase64
     /// A file of that name was already in the store with another size; it is left alone.
-    case keptExisting(file: String, size: Int64, newSize: Int)
+    case keptExisting(file: String, size: Int64?, newSize: Int)
     /// A file of that name was already in the store with other bytes of the same size (its
     /// SHA-1 is `actual`, not its name's); it is left alone.
     case keptExistingOtherBytes(file: String, actual: AttachmentDigest)

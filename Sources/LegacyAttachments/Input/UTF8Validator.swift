@@ -37,7 +37,7 @@ enum UTF8Validator {
       }
       var problems = problems(at: block)
       for offset in stride(from: 16, to: window, by: 16) {
-        problems = problems .| self.problems(at: block + offset)
+        problems .|= self.problems(at: block + offset)
       }
       if anyLane(problems) {
         let (invalid, boundary) = scalarCheck(

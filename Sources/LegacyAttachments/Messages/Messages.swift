@@ -70,9 +70,12 @@ enum Messages {
       return "\(place) (\(digest)): \(file ?? "its \"data\"") is \(size) bytes; length is \(length)"
     case .invalidBase64:
       return "\(place): \"data\" is not base64 (RFC 4648: padded, no whitespace)"
-    case .keptExisting(let file, let size, let newSize):
+    case .keptExisting(let file, let size?, let newSize):
       return "\(place) (\(digest)): \(file) is already in the blob store with \(size) bytes, not"
         + " \(newSize); it is kept as it is"
+    case .keptExisting(let file, nil, _):
+      return "\(place) (\(digest)): \(file) is already in the blob store and is not a regular"
+        + " file; it is kept as it is"
     case .keptExistingOtherBytes(let file, let actual):
       return "\(place) (\(digest)): \(file) is already in the blob store with other bytes"
         + " (\(actual.description)); it is kept as it is"

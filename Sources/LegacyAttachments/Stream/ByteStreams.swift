@@ -24,6 +24,8 @@ public protocol ByteSource {
 public final class ClosureSink: ByteSink {
   private let body: (UnsafeRawBufferPointer) throws(ConversionIOError) -> Void
 
+  /// Calls `body` with each write's bytes, valid during the call only (a long rejected document
+  /// may come in pieces); what it throws is a failed write.
   public init(_ body: @escaping (UnsafeRawBufferPointer) throws(ConversionIOError) -> Void) {
     self.body = body
   }
@@ -39,6 +41,8 @@ public final class ClosureSink: ByteSink {
 public struct ClosureSource: ByteSource {
   private let body: (UnsafeMutableRawBufferPointer) throws(ConversionIOError) -> Int
 
+  /// Calls `body` for each read: it fills the start of the buffer and returns how many bytes it
+  /// put there, 0 at the end of the input.
   public init(_ body: @escaping (UnsafeMutableRawBufferPointer) throws(ConversionIOError) -> Int) {
     self.body = body
   }

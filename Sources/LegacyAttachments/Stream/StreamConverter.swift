@@ -16,7 +16,9 @@
 /// ``ConversionOptions/validate()`` (and a blob store's folder with
 /// ``BlobStoreOptions/check(_:creating:)``).
 public final class StreamConverter {
+  /// What the conversion does, as given (not checked here: see ``ConversionOptions/validate()``).
   public let options: ConversionOptions
+  /// Where converted documents (or `--list` and `--check` rows) go.
   public let output: any ByteSink
   /// Where rejected documents' original text goes (`--rejects`), if anywhere. Without it,
   /// errors that reject input say what was skipped.
@@ -27,11 +29,15 @@ public final class StreamConverter {
   public var progressHandler: ((Int, ConversionStatistics) -> Void)? = nil
   /// Write each document as soon as it is converted (for `tail -f` pipelines).
   public var unbuffered = false
-  /// Bytes asked of each `read(2)`; tests set tiny sizes to split documents anywhere.
-  public var readSize = 1 << 18
+  /// Bytes asked of each `read(2)` (or taken of `convert(bytes:)`'s bytes at a time); tests set
+  /// tiny sizes to split documents anywhere. Sizes below 1 are taken as 1.
+  public var readSize = 1 << 18 {
+    didSet { if readSize < 1 { readSize = 1 } }
+  }
   /// Worker threads (1: convert on the calling thread) for NDJSON, envelopes one per line, and
-  /// one envelope whose rows are one per line (cut between them). Output is in input order and
-  /// the same whatever the number.
+  /// one envelope whose rows are one per line (cut between them). Only
+  /// ``convert(_:name:)`` (a descriptor) uses them; `convert(bytes:)` and `convert(from:)` run
+  /// on the calling thread. Output is in input order and the same whatever the number.
   public var jobs = 1
   /// Bytes per batch with several jobs: big enough that a worker spends its time in yajl, small
   /// enough that a few batches per worker in flight stay within the memory budget. Tests make
@@ -54,6 +60,8 @@ public final class StreamConverter {
   let engine: ConversionEngine
   private var currentInput = "<stdin>"
 
+  /// A converter of inputs with `options` to `output`, and of rejected documents' original text
+  /// to `rejects` when it is given (`--rejects`).
   public convenience init(
     options: ConversionOptions, output: any ByteSink, rejects: (any ByteSink)? = nil
   ) {
@@ -120,6 +128,7 @@ public final class StreamConverter {
   public func convert(_ descriptor: SystemFileDescriptor, name: String) throws(ConversionIOError)
     -> InputOutcome
   {
+    precondition(!isFinished, "StreamConverter: convert after finish()")
     currentInput = name
     if runsInParallel {
       if workQueue == nil {
@@ -242,6 +251,7 @@ public final class StreamConverter {
 
   /// The start, a piece and the end of an input held or read on the calling thread.
   private func beginInput(_ name: String) {
+    precondition(!isFinished, "StreamConverter: convert after finish()")
     currentInput = name
     engine.lineAtATime = unbuffered
   }
@@ -279,8 +289,15 @@ public final class StreamConverter {
     workQueue = nil
   }
 
-  /// Ends the run: closes `--format list` output and writes what is left.
+  /// Whether ``finish()`` has ended the run.
+  public private(set) var isFinished = false
+
+  /// Ends the run: closes `--format list` output and writes what is left. A converter is
+  /// finished once: a second call does nothing, and converting after it is a programming error
+  /// (it traps), for the output is complete.
   public func finish() throws(ConversionIOError) {
+    guard !isFinished else { return }
+    isFinished = true
     dropWorkQueue()
     engine.finishOutput()
     try deliver(final: true)

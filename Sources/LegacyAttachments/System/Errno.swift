@@ -5,6 +5,7 @@ public struct SystemErrno: Error, Sendable, Hashable, CustomStringConvertible {
   /// The `errno` value, for example `ENOSPC`.
   public var code: Int32
 
+  /// The error of that `errno` value: `SystemErrno(code: ENOSPC)`.
   public init(code: Int32) { self.code = code }
 
   /// The calling thread's `errno`, read right after a call failed.
@@ -13,6 +14,9 @@ public struct SystemErrno: Error, Sendable, Hashable, CustomStringConvertible {
   static let interrupted = SystemErrno(code: EINTR)
   static let brokenPipe = SystemErrno(code: EPIPE)
   static let noSuchFile = SystemErrno(code: ENOENT)
+
+  /// `EAGAIN` (`EWOULDBLOCK`): a non-blocking descriptor is not ready.
+  var wouldBlock: Bool { code == EAGAIN || code == EWOULDBLOCK }
 
   /// The system's wording, for example "No space left on device".
   public var description: String { String(cString: strerror(code)) }

@@ -6,12 +6,17 @@ import Glibc
 /// ``SystemErrno`` value; nothing here decides what a failure means. The descriptor is not owned:
 /// whoever opened it closes it.
 public struct SystemFileDescriptor: Sendable, Hashable {
+  /// The descriptor's number, as system calls take it.
   public let rawValue: Int32
 
+  /// Wraps the descriptor numbered `rawValue`, which is neither checked nor owned.
   public init(rawValue: Int32) { self.rawValue = rawValue }
 
+  /// Standard input, descriptor 0.
   public static let standardInput = SystemFileDescriptor(rawValue: 0)
+  /// Standard output, descriptor 1.
   public static let standardOutput = SystemFileDescriptor(rawValue: 1)
+  /// Standard error, descriptor 2.
   public static let standardError = SystemFileDescriptor(rawValue: 2)
 
   /// `open(2)`, always with `O_CLOEXEC`.
@@ -25,14 +30,54 @@ public struct SystemFileDescriptor: Sendable, Hashable {
   /// `close(2)`. Errors are ignored: nothing can be done about them once the data is written.
   public func close() { _ = Glibc.close(rawValue) }
 
-  /// `read(2)` into `buffer`: the number of bytes read, 0 at the end of the file.
+  /// `read(2)` into `buffer`: the number of bytes read, 0 at the end of the file. A descriptor
+  /// left non-blocking by whoever opened it (`EAGAIN`) is waited on (`poll(2)`) and read again.
   public func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemErrno) -> Int {
-    try retryingInterrupted { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
+    while true {
+      do {
+        return try retryingInterrupted { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
+      } catch  where error.wouldBlock {
+        wait(for: POLLIN)
+      }
+    }
   }
 
-  /// `write(2)` of `bytes`: the number of bytes the system took, which may be fewer.
+  /// `write(2)` of `bytes`: the number of bytes the system took, which may be fewer. A
+  /// non-blocking descriptor that is full (`EAGAIN`: a pipe whose reader is slow) is waited on
+  /// (`poll(2)`) and written again, so that a document never goes out in part.
   public func write(_ bytes: UnsafeRawBufferPointer) throws(SystemErrno) -> Int {
-    try retryingInterrupted { Glibc.write(rawValue, bytes.baseAddress, bytes.count) }
+    while true {
+      do {
+        return try retryingInterrupted {
+          Glibc.write(rawValue, bytes.baseAddress, bytes.count)
+        }
+      } catch  where error.wouldBlock {
+        wait(for: POLLOUT)
+      }
+    }
+  }
+
+  /// `poll(2)` until the descriptor is ready for `events` (or has failed: the next call says how).
+  private func wait(for events: Int32) {
+    var request = pollfd(fd: rawValue, events: Int16(events), revents: 0)
+    _ = try? retryingInterrupted { poll(&request, 1, -1) }
+  }
+
+  /// Makes sure descriptors 0, 1 and 2 are open, so that no file opened later gets one of their
+  /// numbers: a rejects file opened as descriptor 1, with standard output closed, would receive
+  /// the output. A closed one gets `/dev/null` opened the other way round (standard input for
+  /// writing, standard output and error for reading), so that using it fails as before
+  /// (`EBADF`). For a program's start, before it opens anything.
+  public static func reserveStandardDescriptors() {
+    for (raw, flags) in [(Int32(0), O_WRONLY), (1, O_RDONLY), (2, O_RDONLY)]
+    where fcntl(raw, F_GETFD) == -1 {
+      // open(2) takes the lowest free number, which is this one.
+      let opened = Glibc.open("/dev/null", flags)
+      if opened >= 0 && opened != raw {
+        _ = dup2(opened, raw)
+        _ = Glibc.close(opened)
+      }
+    }
   }
 
   /// Writes all of `bytes`, with as many `write(2)` calls as it takes. On failure, reports how
@@ -97,8 +142,11 @@ public struct SystemFileDescriptor: Sendable, Hashable {
 
 /// What `stat(2)` says about a file, as far as the tool cares.
 public struct FileStatus: Sendable, Equatable {
+  /// `st_dev`: the device that holds the file.
   public var device: UInt64
+  /// `st_ino`: the file's inode number on that device.
   public var inode: UInt64
+  /// `st_size`: the file's size in bytes.
   public var size: Int64
   private var mode: UInt32
 
@@ -109,8 +157,13 @@ public struct FileStatus: Sendable, Equatable {
     mode = UInt32(info.st_mode)
   }
 
+  /// The permission bits (and set-id and sticky bits) of `st_mode`.
+  public var permissions: mode_t { mode_t(mode & 0o7777) }
+  /// Whether it is a regular file (`S_IFREG`).
   public var isRegularFile: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFREG) }
+  /// Whether it is a character device (`S_IFCHR`), such as `/dev/null` or a terminal.
   public var isCharacterDevice: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFCHR) }
+  /// Whether it is a directory (`S_IFDIR`).
   public var isDirectory: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFDIR) }
 
   /// Whether both describe the same file (the same device and inode).

@@ -1,6 +1,8 @@
 /// A failed open, read or write, with the system's error and what it was about.
 public struct ConversionIOError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// What was being done when the system refused.
   public enum Operation: String, Sendable {
+    /// Opening, reading or writing an input or an output (a file, a pipe, standard output).
     case open, read, write
     /// Reading an attachment's bytes from the blob store (`--blobs`): the run cannot go on.
     case readBlob
@@ -8,12 +10,14 @@ public struct ConversionIOError: Error, Sendable, Equatable, CustomStringConvert
     case storeBlob
   }
 
+  /// What failed; `.readBlob` and `.storeBlob` are the blob store's.
   public var operation: Operation
   /// Why the system refused.
   public var errno: SystemErrno
   /// What was being read or written, for messages: a file name or `<stdout>`.
   public var target: String
 
+  /// A failure of `operation` on `target` (a file name or `<stdout>`; empty when not known).
   public init(operation: Operation, errno: SystemErrno, target: String = "") {
     self.operation = operation
     self.errno = errno

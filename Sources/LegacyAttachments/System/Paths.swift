@@ -2,7 +2,19 @@ import Glibc
 
 /// System calls on paths rather than descriptors, one thin wrapper each (EINTR handled by
 /// ``retryingInterrupted(_:)``, failures as ``SystemErrno`` values).
-enum Paths {
+public enum Paths {
+  /// The absolute path `path` names, symbolic links followed: the file's own when it exists,
+  /// else its folder's, followed by its name (for comparing a path not made yet with others).
+  /// Returns `path` itself when not even the folder exists.
+  public static func canonical(_ path: String) -> String {
+    if let resolved = try? resolved(path) { return resolved }
+    let slash = path.lastIndex(of: "/")
+    let folder = slash.map { String(path[..<$0]) } ?? "."
+    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+    guard let resolvedFolder = try? resolved(folder.isEmpty ? "/" : folder) else { return path }
+    return (resolvedFolder == "/" ? "" : resolvedFolder) + "/" + name
+  }
+
   /// `mkdir(2)`.
   static func makeDirectory(_ path: String, permissions: mode_t = 0o755) throws(SystemErrno) {
     _ = try retryingInterrupted { mkdir(path, permissions) }
@@ -12,6 +24,42 @@ enum Paths {
   static func link(_ existing: String, as name: String) throws(SystemErrno) {
     _ = try retryingInterrupted { Glibc.link(existing, name) }
   }
+
+  /// `rename(2)`: `name` now names the file `existing` named, replacing what it named before.
+  static func rename(_ existing: String, to name: String) throws(SystemErrno) {
+    _ = try retryingInterrupted { Glibc.rename(existing, name) }
+  }
+
+  /// `realpath(3)`: the absolute path of an existing file, every symbolic link followed.
+  static func resolved(_ path: String) throws(SystemErrno) -> String {
+    guard let resolved = realpath(path, nil) else { throw SystemErrno.current }
+    defer { free(resolved) }
+    return String(cString: resolved)
+  }
+
+  /// `open(2)` with `O_TMPFILE` in `directory`: a new file with no name, open for writing, that
+  /// disappears with its descriptor unless ``link(_:as:)`` names it, so that nothing is left
+  /// behind whatever ends the program. Nil when the file system cannot make one (then a named
+  /// temporary file must do).
+  static func makeUnnamedFile(in directory: String) throws(SystemErrno) -> SystemFileDescriptor? {
+    // O_TMPFILE is __O_TMPFILE | O_DIRECTORY, a macro Swift does not import.
+    let unnamed: Int32 = 0o20000000 | O_DIRECTORY
+    do {
+      return try SystemFileDescriptor.open(directory, unnamed | O_WRONLY, permissions: 0o600)
+    } catch  where [EOPNOTSUPP, EISDIR, EINVAL].contains(error.code) {
+      return nil
+    }
+  }
+
+  /// `linkat(2)` of an unnamed file (``makeUnnamedFile(in:)``) through `/proc/self/fd`: it gets
+  /// `name`; fails with `EEXIST` rather than replace a file.
+  static func link(_ descriptor: SystemFileDescriptor, as name: String) throws(SystemErrno) {
+    let own = "/proc/self/fd/\(descriptor.rawValue)"
+    _ = try retryingInterrupted { linkat(AT_FDCWD, own, AT_FDCWD, name, AT_SYMLINK_FOLLOW) }
+  }
+
+  /// Whether ``link(_:as:)`` can work: `/proc` is mounted.
+  static var canLinkDescriptors: Bool { access("/proc/self/fd", F_OK) == 0 }
 
   /// `unlink(2)`.
   static func remove(_ path: String) throws(SystemErrno) {

@@ -1,0 +1,209 @@
+import Foundation
+import Testing
+
+/// `--output FILE`: the output is written beside FILE and renamed over it only at the end of a
+/// run that did not fail; FILE may be an input, which is then replaced only if nothing of it is
+/// lost (README, "Writing to a file"; SPEC.md, "Nothing lost").
+@Suite("CLI: --output, in place and atomic")
+struct OutputFileTests {
+  let program = "cbl-attachments"
+  let dump =
+    "{\"_id\":\"a\",\"img\":{\"@type\":\"blob\",\"digest\":\"sha1-AAAAAAAAAAAAAAAAAAAAAAAAAAA=\",\"length\":3}}\n"
+    + "{\"_id\":\"b\",\"n\":12345678901234567890123}\n"
+  /// The dump with a truncated record between its two documents.
+  let broken =
+    "{\"_id\":\"a\",\"img\":{\"@type\":\"blob\",\"digest\":\"sha1-AAAAAAAAAAAAAAAAAAAAAAAAAAA=\",\"length\":3}}\n"
+    + "{\"_id\":\"cut\",\n"
+    + "{\"_id\":\"b\",\"n\":12345678901234567890123}\n"
+  let truncation =
+    "broken.ndjson:2:14: error: document \"cut\": malformed JSON: the document is cut short at"
+    + " the end of its"
+    + " line (a truncated record?); the next line starts a new document"
+
+  /// The names in the scratch folder other than `expected`: temporary files left behind.
+  func strayFiles(_ scratch: Scratch, expected: Set<String>) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: scratch.directory.path)
+      .filter { !expected.contains($0) }
+  }
+
+  func pushed(_ text: String) throws -> String {
+    try CLI.run(["--push"], stdin: Array(text.utf8)).out
+  }
+
+  @Test("-o FILE holds what standard output would, and standard output stays empty")
+  func writesTheFile() throws {
+    let scratch = try Scratch()
+    try scratch.write("d.ndjson", dump)
+    for arguments in [
+      ["--push", "-o", "out.ndjson", "d.ndjson"], ["--push", "-oout.ndjson", "d.ndjson"],
+      ["--push", "--output=out.ndjson", "-j", "2", "d.ndjson"],
+    ] {
+      let result = try CLI.run(arguments, in: scratch.directory)
+      expectRun(result, stdout: "", stderr: "", status: 0)
+      #expect(try scratch.read("out.ndjson") == pushed(dump), "\(arguments)")
+      #expect(try strayFiles(scratch, expected: ["d.ndjson", "out.ndjson"]) == [])
+    }
+    // `-o -` is standard output.
+    let dash = try CLI.run(["--push", "-o", "-", "d.ndjson"], in: scratch.directory)
+    expectRun(dash, stdout: try pushed(dump), stderr: "", status: 0)
+  }
+
+  @Test("an input converted in place keeps its permission bits, and a symbolic link stays one")
+  func inPlace() throws {
+    let scratch = try Scratch()
+    try scratch.write("d.ndjson", dump)
+    #expect(chmod(scratch.url("d.ndjson").path, 0o640) == 0)
+    try FileManager.default.createSymbolicLink(
+      atPath: scratch.url("link.ndjson").path, withDestinationPath: "d.ndjson")
+    let push = try CLI.run(["--push", "-o", "link.ndjson", "link.ndjson"], in: scratch.directory)
+    expectRun(push, stdout: "", stderr: "", status: 0)
+    #expect(try scratch.read("d.ndjson") == pushed(dump))
+    let attributes = try FileManager.default.attributesOfItem(atPath: scratch.url("d.ndjson").path)
+    #expect((attributes[.posixPermissions] as? Int) == 0o640)
+    let link = try FileManager.default.destinationOfSymbolicLink(
+      atPath: scratch.url("link.ndjson").path)
+    #expect(link == "d.ndjson")
+    // Standard input is an input too; pull brings the dump back byte for byte.
+    let pull = try CLI.shell(
+      "\"$EXE\" --pull -o d.ndjson < d.ndjson", in: scratch.directory)
+    expectRun(pull, stdout: "", stderr: "", status: 0)
+    #expect(try scratch.read("d.ndjson") == dump)
+    #expect(try strayFiles(scratch, expected: ["d.ndjson", "link.ndjson"]) == [])
+  }
+
+  @Test("in place, an input is not replaced when part of it would be lost")
+  func inPlaceNothingLost() throws {
+    let scratch = try Scratch()
+    let notReplaced =
+      "\(program): broken.ndjson: error: not replaced: the rejected documents would be lost"
+      + " (keep them with --rejects FILE); the file is as it was\n"
+    let stopped =
+      "\(program): broken.ndjson: error: not replaced: the input after the error would be lost"
+      + " (keep it with --rejects FILE); the file is as it was\n"
+    for (options, message) in [
+      ([], "\(program): \(truncation)\n" + stopped),
+      (["-k"], "\(program): \(truncation) (skipped 2:1 to 2:13)\n" + notReplaced),
+    ] {
+      try scratch.write("broken.ndjson", broken)
+      let result = try CLI.run(
+        ["--push"] + options + ["-o", "broken.ndjson", "broken.ndjson"], in: scratch.directory)
+      expectRun(result, stdout: "", stderr: message, status: 2)
+      #expect(try scratch.read("broken.ndjson") == broken, "\(options): the input is as it was")
+      #expect(try strayFiles(scratch, expected: ["broken.ndjson"]) == [])
+    }
+    // With the rejects saved, every byte is somewhere: the input is replaced.
+    let kept = try CLI.run(
+      ["--push", "--rejects", "r.ndjson", "-o", "broken.ndjson", "broken.ndjson"],
+      in: scratch.directory)
+    expectRun(kept, stdout: "", stderr: "\(program): \(truncation)\n", status: 1)
+    #expect(try scratch.read("broken.ndjson") == pushed(dump))
+    #expect(try scratch.read("r.ndjson") == "{\"_id\":\"cut\",\n")
+  }
+
+  @Test("a file that is not an input is written when documents are rejected, as stdout would be")
+  func rejectedDocumentsStillWritten() throws {
+    let scratch = try Scratch()
+    try scratch.write("broken.ndjson", broken)
+    let result = try CLI.run(
+      ["--push", "-k", "-o", "out.ndjson", "broken.ndjson"], in: scratch.directory)
+    expectRun(
+      result, stdout: "", stderr: "\(program): \(truncation) (skipped 2:1 to 2:13)\n", status: 1)
+    #expect(try scratch.read("out.ndjson") == pushed(dump))
+  }
+
+  @Test("a run that fails leaves FILE as it was, or does not make it")
+  func failedRun() throws {
+    let scratch = try Scratch()
+    try scratch.write("d.ndjson", dump)
+    let missing = "\(program): missing.ndjson: error: cannot open: No such file or directory\n"
+    let new = try CLI.run(
+      ["--push", "-o", "out.ndjson", "d.ndjson", "missing.ndjson"], in: scratch.directory)
+    expectRun(
+      new, stdout: "",
+      stderr: missing + "\(program): out.ndjson: error: not written, because the run failed\n",
+      status: 2)
+    #expect(!FileManager.default.fileExists(atPath: scratch.url("out.ndjson").path))
+    try scratch.write("out.ndjson", "old\n")
+    let old = try CLI.run(
+      ["--push", "-o", "out.ndjson", "d.ndjson", "missing.ndjson"], in: scratch.directory)
+    expectRun(
+      old, stdout: "",
+      stderr: missing
+        + "\(program): out.ndjson: error: not replaced, because the run failed; the file is as"
+        + " it was\n",
+      status: 2)
+    #expect(try scratch.read("out.ndjson") == "old\n")
+    #expect(try strayFiles(scratch, expected: ["d.ndjson", "out.ndjson"]) == [])
+  }
+
+  @Test("a failed write ends the run and leaves nothing half-written")
+  func failedWrite() throws {
+    let scratch = try Scratch()
+    try scratch.write("d.ndjson", dump)
+    let result = try CLI.run(["--push", "-o", "/dev/full", "d.ndjson"], in: scratch.directory)
+    expectRun(
+      result, stdout: "",
+      stderr: "\(program): /dev/full: error: write failed: No space left on device\n", status: 2)
+  }
+
+  @Test("files that cannot be the output are refused before anything is written")
+  func refusals() throws {
+    let scratch = try Scratch()
+    try scratch.write("d.ndjson", dump)
+    let cases: [([String], String)] = [
+      (
+        ["--list", "-o", "d.ndjson", "d.ndjson"],
+        "\(program): d.ndjson: error: the output file is also an input (d.ndjson); --list and"
+          + " --check write rows, not documents, so it is not replaced\n"
+      ),
+      (
+        ["--push", "-o", "x.ndjson", "--rejects", "./x.ndjson", "d.ndjson"],
+        "\(program): ./x.ndjson: error: the rejects file is also the output file; refusing to"
+          + " write both to one file\n"
+      ),
+      (
+        ["--push", "-o", ".", "d.ndjson"],
+        "\(program): .: error: cannot open for writing: Is a directory\n"
+      ),
+      (
+        ["--push", "-o", "no/such/folder.ndjson", "d.ndjson"],
+        "\(program): no/such/folder.ndjson: error: cannot open for writing: No such file or"
+          + " directory\n"
+      ),
+    ]
+    for (arguments, message) in cases {
+      let result = try CLI.run(arguments, in: scratch.directory)
+      expectRun(result, stdout: "", stderr: message, status: 2)
+      #expect(try scratch.read("d.ndjson") == dump)
+      #expect(try strayFiles(scratch, expected: ["d.ndjson"]) == [], "\(arguments)")
+    }
+  }
+
+  @Test("a signal that ends the run removes the temporary file")
+  func signalRemovesTemporaryFile() throws {
+    let scratch = try Scratch()
+    let target = scratch.url("out.ndjson").path
+    // The test runner blocks SIGTERM, and a child inherits the starting thread's mask: unblock
+    // it while the program is started, so that the signal reaches it.
+    var terminate = sigset_t()
+    var previous = sigset_t()
+    sigemptyset(&terminate)
+    sigaddset(&terminate, SIGTERM)
+    pthread_sigmask(SIG_UNBLOCK, &terminate, &previous)
+    let started = Result { try CLI.start(["--push", "-o", target]) }
+    pthread_sigmask(SIG_SETMASK, &previous, nil)
+    let (process, input, _, _) = try started.get()
+    input.fileHandleForWriting.write(Data(dump.utf8))
+    // Wait for the temporary file (the hang guard of the suite bounds this).
+    var temporary: [String] = []
+    while temporary.isEmpty {
+      temporary = try strayFiles(scratch, expected: [])
+      if temporary.isEmpty { usleep(10_000) }
+    }
+    #expect(temporary.count == 1 && temporary[0].hasPrefix(".out.ndjson."), "\(temporary)")
+    process.terminate()
+    process.waitUntilExit()
+    #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM)
+    #expect(try strayFiles(scratch, expected: []) == [])
+  }
+}
