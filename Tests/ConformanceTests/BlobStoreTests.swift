@@ -479,11 +479,18 @@ struct BlobStoreTests {
       options: ConversionOptions(mode: .push, blobs: BlobStoreOptions(path: store.path)))
     #expect(push.output.isEmpty)
     #expect(push.failure != nil)
+    // Pull does not read it either: it is no regular file, so the entry keeps its bytes.
+    let document =
+      #"{"p":{"@type":"blob","digest":"\#(body.sha1)"},"_attachments":{"$.p":{"digest":"\#(body.sha1)","data":""}}}"#
     let pull = CBLAttachments.convertStream(
-      ndjson([
-        #"{"p":{"@type":"blob","digest":"\#(body.sha1)"},"_attachments":{"$.p":{"digest":"\#(body.sha1)","data":""}}}"#
-      ]), options: ConversionOptions(mode: .pull, blobs: BlobStoreOptions(path: store.path)))
-    #expect(pull.output.isEmpty)
-    #expect(pull.failure != nil)
+      ndjson([document]),
+      options: ConversionOptions(mode: .pull, blobs: BlobStoreOptions(path: store.path)))
+    #expect(pull.failure == nil)
+    #expect(String(decoding: pull.output, as: UTF8.self) == document + "\n")
+    #expect(pull.diagnostics.map(\.severity) == [.warning])
+    #expect(
+      pull.diagnostics.first?.message.hasSuffix(
+        "is already in the blob store and is not a regular file; it is kept as it is") == true,
+      "\(pull.diagnostics)")
   }
 }
