@@ -48,8 +48,8 @@ enum CommandMessages {
   }
 
   static func rowsWouldReplaceInput(_ path: String, input: String) -> String {
-    "\(program): \(path): error: the output file is also an input (\(input)); --list and --check"
-      + " write rows, not documents, so it is not replaced"
+    "\(program): \(path): error: the output file is also an input (\(input)); --list, --check and"
+      + " --bulk-docs do not write its documents back as they were, so it is not replaced"
   }
 
   static func cannotReplace(_ path: String, _ error: SystemErrno) -> String {

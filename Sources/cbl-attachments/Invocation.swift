@@ -186,6 +186,9 @@ extension Invocation {
         invocation.options.keepGoing = true
       case "-o", "--output":
         let path = try value(for: name, inline: inline)
+        guard !path.isEmpty else {
+          throw UsageError(message: "\(name) needs a file name (- for standard output)")
+        }
         invocation.outputPath = path == "-" ? nil : path
       case "--rejects":
         invocation.rejectsPath = try value(for: name, inline: inline)

@@ -37,7 +37,9 @@ struct OutputFile: ~Copyable {
       replacement = nil
     } else {
       let file = try ReplacementFile(replacing: path)
-      TerminationCleanup.remove(file.temporaryPath)
+      TerminationCleanup.remove(
+        file.temporaryPath,
+        notice: CommandMessages.outputNotWritten(path, existed: existing != nil))
       descriptor = file.descriptor
       replacement = consume file
     }
@@ -46,7 +48,9 @@ struct OutputFile: ~Copyable {
   /// Ends the run's output: the new file takes the old one's place (`keep`), or is removed and
   /// the old one stays as it was.
   consuming func finish(keep: Bool) throws(SystemErrno) {
-    TerminationCleanup.forget()
+    // The temporary file stays registered until it is renamed or removed (the sync may be
+    // long, and a signal then must still remove it).
+    defer { TerminationCleanup.forget() }
     guard let file = replacement.take() else {
       descriptor.close()
       return
@@ -63,29 +67,45 @@ struct OutputFile: ~Copyable {
 /// `SIGINT`, `SIGTERM` or `SIGHUP` ends the program, or when it exits after a failed write.
 enum TerminationCleanup {
   nonisolated(unsafe) private static var pending: UnsafeMutablePointer<CChar>? = nil
+  nonisolated(unsafe) private static var notice: String? = nil
 
-  /// Removes `path` if the program is ended before ``forget()``.
-  static func remove(_ path: String) {
+  /// Removes `path` if the program is ended before ``forget()``; `notice` is said when a failed
+  /// write ends it. A signal the program was started ignoring (`nohup`, a background job's
+  /// `SIGINT`) stays ignored.
+  static func remove(_ path: String, notice: String) {
     pending = strdup(path)
+    Self.notice = notice
     for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
-      signal(signalNumber) { signalNumber in
+      let previous = signal(signalNumber) { signalNumber in
         TerminationCleanup.removeNow()
         signal(signalNumber, SIG_DFL)
         raise(signalNumber)
       }
+      if let previous, unsafeBitCast(previous, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
+      {
+        signal(signalNumber, SIG_IGN)
+      }
     }
   }
 
-  /// The file is settled (renamed or removed): nothing to remove any more.
+  /// The file is settled (renamed or removed): nothing to remove any more. (The path's copy is
+  /// kept: a handler on another thread may be reading it.)
   static func forget() {
-    let path = pending
     pending = nil
-    free(path)
+    notice = nil
   }
 
   /// Removes the file now (from a signal handler too: `unlink(2)` only).
   static func removeNow() {
     if let path = pending { unlink(path) }
+  }
+
+  /// After a failed write: removes the file and says that the output was not written.
+  static func failed() {
+    guard let path = pending else { return }
+    unlink(path)
+    if let notice { printError(notice) }
+    forget()
   }
 }
 

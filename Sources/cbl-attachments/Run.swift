@@ -13,7 +13,13 @@ struct Run {
     let standardOutput = try? SystemFileDescriptor.standardOutput.status()
     var output: OutputFile? = nil
     var sink = FileDescriptorSink(.standardOutput)
-    if let path = invocation.outputPath {
+    // `-o /dev/stdout`, or the very file standard output is (`-o log >> log`): standard output,
+    // as `-o -` (replacing the file would lose what the shell put there, or will).
+    let outputPath = invocation.outputPath.flatMap { path in
+      let target = try? SystemFileDescriptor.status(ofPath: path)
+      return target.map { standardOutput?.isSameFile(as: $0) == true } == true ? nil : path
+    }
+    if let path = outputPath {
       do {
         let file = try OutputFile(path, inputs: invocation.files)
         sink = FileDescriptorSink(file.descriptor, name: path)
@@ -22,14 +28,18 @@ struct Run {
         printError(CommandMessages.cannotOpenForWriting(path, error))
         return 2
       }
-      if let input = output?.replacesInput, !invocation.options.mode.writesDocuments {
+      if let input = output?.replacesInput,
+        !invocation.options.mode.writesDocuments || invocation.options.bulkDocs != nil
+      {
         printError(CommandMessages.rowsWouldReplaceInput(path, input: input))
         return 2
       }
     }
     var rejects: FileDescriptorSink? = nil
     if let path = invocation.rejectsPath {
-      if let refusal = refusal(ofRejects: path, standardOutput: standardOutput) {
+      if let refusal = refusal(
+        ofRejects: path, output: outputPath, standardOutput: standardOutput)
+      {
         printError(refusal)
         return 2
       }
@@ -84,7 +94,7 @@ struct Run {
         }
       }
       defer { if file != "-" { descriptor.close() } }
-      if invocation.outputPath == nil, let output = standardOutput, output.isRegularFile,
+      if outputPath == nil, let output = standardOutput, output.isRegularFile,
         let input = try? descriptor.status(), input.isSameFile(as: output)
       {
         // Reading what is being written could go on for ever (`>>`), or find nothing (`>`).
@@ -134,10 +144,10 @@ struct Run {
       let existed = (try? SystemFileDescriptor.status(ofPath: path)) != nil
       // In place, the input is replaced only if every byte of it is in the output or the
       // rejects file (SPEC.md, "Nothing lost").
+      // (With --rejects, -k is implied: nothing stops, and what is abandoned is in the rejects.)
       let lost =
-        incomplete
-        || (invocation.rejectsPath == nil
-          && (statistics.errors > 0 || statistics.bytesSkipped > 0))
+        invocation.rejectsPath == nil
+        && (incomplete || statistics.errors > 0 || statistics.bytesSkipped > 0)
       let inPlace = output.replacesInput != nil
       let keep = status < 2 && !(inPlace && lost)
       do {
@@ -159,9 +169,11 @@ struct Run {
 
   /// Why the rejects file at `path` must not be opened (truncated), if it must not: it is one of
   /// the inputs, or standard output. A character device (`/dev/null`) is never refused.
-  private func refusal(ofRejects path: String, standardOutput: FileStatus?) -> String? {
+  private func refusal(ofRejects path: String, output: String?, standardOutput: FileStatus?)
+    -> String?
+  {
     let existing = try? SystemFileDescriptor.status(ofPath: path)
-    if let output = invocation.outputPath, existing?.isCharacterDevice != true,
+    if let output, existing?.isCharacterDevice != true,
       Paths.canonical(output) == Paths.canonical(path)
         || (existing.map { (try? SystemFileDescriptor.status(ofPath: output))?.isSameFile(as: $0) }
           ?? nil) == true
@@ -178,7 +190,7 @@ struct Run {
         return CommandMessages.rejectsIsInput(path, input: file == "-" ? "<stdin>" : file)
       }
     }
-    if invocation.outputPath == nil, let standardOutput, standardOutput.isSameFile(as: target) {
+    if output == nil, let standardOutput, standardOutput.isSameFile(as: target) {
       return CommandMessages.rejectsIsOutput(path)
     }
     if let standardError = try? SystemFileDescriptor.standardError.status(),

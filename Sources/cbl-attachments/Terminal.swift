@@ -24,7 +24,6 @@ func printOutput(_ text: String) {
 /// Ends the program after a failed write: quietly, as `SIGPIPE` would, when the reader of a pipe
 /// has gone; otherwise with a message and status 2.
 func exitForWriteError(_ error: ConversionIOError) -> Never {
-  TerminationCleanup.removeNow()
   if error.isBrokenPipe {
     // Delivered even when the parent left it blocked.
     var pipeSignal = sigset_t()
@@ -32,6 +31,7 @@ func exitForWriteError(_ error: ConversionIOError) -> Never {
     sigaddset(&pipeSignal, SIGPIPE)
     signal(SIGPIPE, SIG_DFL)
     pthread_sigmask(SIG_UNBLOCK, &pipeSignal, nil)
+    TerminationCleanup.removeNow()
     raise(SIGPIPE)
   }
   switch error.operation {
@@ -39,5 +39,6 @@ func exitForWriteError(_ error: ConversionIOError) -> Never {
   case .storeBlob: printError(CommandMessages.blobNotStored(error))
   default: printError(CommandMessages.writeFailed(error))
   }
+  TerminationCleanup.failed()
   exit(2)
 }

@@ -150,11 +150,12 @@ struct OutputFileTests {
   func refusals() throws {
     let scratch = try Scratch()
     try scratch.write("d.ndjson", dump)
-    let cases: [([String], String)] = [
+    var cases: [([String], String)] = [
       (
         ["--list", "-o", "d.ndjson", "d.ndjson"],
-        "\(program): d.ndjson: error: the output file is also an input (d.ndjson); --list and"
-          + " --check write rows, not documents, so it is not replaced\n"
+        "\(program): d.ndjson: error: the output file is also an input (d.ndjson); --list,"
+          + " --check and --bulk-docs do not write its documents back as they were, so it is not"
+          + " replaced\n"
       ),
       (
         ["--push", "-o", "x.ndjson", "--rejects", "./x.ndjson", "d.ndjson"],
@@ -171,6 +172,17 @@ struct OutputFileTests {
           + " directory\n"
       ),
     ]
+    cases.append(
+      (
+        ["--push", "--bulk-docs", "10", "-o", "d.ndjson", "d.ndjson"],
+        "\(program): d.ndjson: error: the output file is also an input (d.ndjson); --list,"
+          + " --check and --bulk-docs do not write its documents back as they were, so it is not"
+          + " replaced\n"
+      ))
+    cases.append(
+      (
+        ["--push", "-o", "", "d.ndjson"], usageError("-o needs a file name (- for standard output)")
+      ))
     for (arguments, message) in cases {
       let result = try CLI.run(arguments, in: scratch.directory)
       expectRun(result, stdout: "", stderr: message, status: 2)
@@ -205,5 +217,87 @@ struct OutputFileTests {
     process.waitUntilExit()
     #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM)
     #expect(try strayFiles(scratch, expected: []) == [])
+  }
+
+  @Test("-o naming standard output's own file writes to standard output, as -o - (>> appends)")
+  func standardOutputByName() throws {
+    let scratch = try Scratch()
+    try scratch.write("d.ndjson", dump)
+    try scratch.write("log", "earlier\n")
+    let result = try CLI.shell(
+      "{ echo header; \"$EXE\" --push -o /dev/stdout d.ndjson; echo footer; } >> log",
+      in: scratch.directory)
+    expectRun(result, stdout: "", stderr: "", status: 0)
+    #expect(try scratch.read("log") == "earlier\nheader\n" + pushed(dump) + "footer\n")
+  }
+
+  @Test("in place, an input whose broken rest went to --rejects is replaced (list framing)")
+  func abandonedRestInRejects() throws {
+    let scratch = try Scratch()
+    try scratch.write("l.json", "[\n{\"_id\":\"a\"},\n{\"_id\":\"b\",\n")
+    let result = try CLI.run(
+      ["--push", "--format", "list", "--rejects", "r.txt", "-o", "l.json", "l.json"],
+      in: scratch.directory)
+    expectRun(
+      result, stdout: "",
+      stderr:
+        "\(program): l.json:4:1: error: document \"b\": malformed JSON: truncated document (the"
+        + " input ends inside it); the rest of the input (3:1 to 3:11) is not converted\n",
+      status: 1)
+    #expect(try scratch.read("l.json") == "[\n{\"_id\":\"a\"}\n]\n")
+    #expect(try scratch.read("r.txt") == "{\"_id\":\"b\",\n")
+  }
+
+  @Test("a link to a file not made yet: the file is made where it points, the link stays")
+  func danglingLink() throws {
+    let scratch = try Scratch()
+    try scratch.write("d.ndjson", dump)
+    try FileManager.default.createDirectory(
+      at: scratch.url("sub"), withIntermediateDirectories: false)
+    try FileManager.default.createSymbolicLink(
+      atPath: scratch.url("link").path, withDestinationPath: "sub/new.ndjson")
+    expectRun(
+      try CLI.run(["--push", "-o", "link", "d.ndjson"], in: scratch.directory), stdout: "",
+      stderr: "", status: 0)
+    #expect(try scratch.read("sub/new.ndjson") == pushed(dump))
+    #expect(
+      try FileManager.default.destinationOfSymbolicLink(atPath: scratch.url("link").path)
+        == "sub/new.ndjson")
+  }
+
+  @Test("in place keeps the owner, the group and set-id bits (when run as root)")
+  func ownership() throws {
+    guard getuid() == 0 else { return }
+    let scratch = try Scratch()
+    try scratch.write("d.ndjson", dump)
+    let path = scratch.url("d.ndjson").path
+    #expect(chown(path, 1234, 5678) == 0 && chmod(path, 0o4751) == 0)
+    expectRun(
+      try CLI.run(["--push", "-o", "d.ndjson", "d.ndjson"], in: scratch.directory), stdout: "",
+      stderr: "", status: 0)
+    var info = stat()
+    #expect(stat(path, &info) == 0)
+    #expect(info.st_uid == 1234 && info.st_gid == 5678 && info.st_mode & 0o7777 == 0o4751)
+    #expect(try scratch.read("d.ndjson") == pushed(dump))
+  }
+
+  @Test("a write that fails says the file was not written, and leaves no temporary file")
+  func failedWriteNotice() throws {
+    let scratch = try Scratch()
+    let documents = (0..<4000).map {
+      "{\"_id\":\"d\($0)\",\"pad\":\"" + String(repeating: "x", count: 60) + "\"}\n"
+    }
+    try scratch.write("in.ndjson", documents.joined())
+    try scratch.write("out.ndjson", "old\n")
+    let result = try CLI.shell(
+      "ulimit -f 100; \"$EXE\" --push -j 1 -o out.ndjson in.ndjson", in: scratch.directory)
+    expectRun(
+      result, stdout: "",
+      stderr: "\(program): out.ndjson: error: write failed: File too large\n"
+        + "\(program): out.ndjson: error: not replaced, because the run failed; the file is as"
+        + " it was\n",
+      status: 2)
+    #expect(try scratch.read("out.ndjson") == "old\n")
+    #expect(try strayFiles(scratch, expected: ["in.ndjson", "out.ndjson"]) == [])
   }
 }

@@ -131,6 +131,11 @@ public struct SystemFileDescriptor: Sendable, Hashable {
     _ = try retryingInterrupted { fsync(rawValue) }
   }
 
+  /// `fchown(2)`.
+  func setOwner(_ owner: uid_t, group: gid_t) throws(SystemErrno) {
+    _ = try retryingInterrupted { fchown(rawValue, owner, group) }
+  }
+
   /// `fchmod(2)`.
   func setPermissions(_ permissions: mode_t) throws(SystemErrno) {
     _ = try retryingInterrupted { fchmod(rawValue, permissions) }
@@ -148,12 +153,18 @@ public struct FileStatus: Sendable, Equatable {
   public var inode: UInt64
   /// `st_size`: the file's size in bytes.
   public var size: Int64
+  /// `st_uid`: the user who owns the file.
+  public var owner: uid_t
+  /// `st_gid`: the file's group.
+  public var group: gid_t
   private var mode: UInt32
 
   init(_ info: stat) {
     device = UInt64(info.st_dev)
     inode = UInt64(info.st_ino)
     size = Int64(info.st_size)
+    owner = info.st_uid
+    group = info.st_gid
     mode = UInt32(info.st_mode)
   }
 

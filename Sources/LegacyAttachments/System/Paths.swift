@@ -61,6 +61,32 @@ public enum Paths {
   /// Whether ``link(_:as:)`` can work: `/proc` is mounted.
   static var canLinkDescriptors: Bool { access("/proc/self/fd", F_OK) == 0 }
 
+  /// `readlink(2)`: what a symbolic link points to; nil when `path` is not one.
+  static func linkTarget(_ path: String) -> String? {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let count = readlink(path, &buffer, buffer.count - 1)
+    guard count >= 0 else { return nil }
+    return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
+  /// The file `path` ends at, following symbolic links even to a name that does not exist yet
+  /// (as `open(2)` with `O_CREAT` does): the resolved path when it exists, else the last link's
+  /// target.
+  static func following(_ path: String) -> String {
+    if let resolved = try? resolved(path) { return resolved }
+    var current = path
+    for _ in 0..<40 {
+      guard let target = linkTarget(current) else { break }
+      if target.hasPrefix("/") {
+        current = target
+      } else {
+        let slash = current.lastIndex(of: "/")
+        current = (slash.map { String(current[...$0]) } ?? "") + target
+      }
+    }
+    return current
+  }
+
   /// `unlink(2)`.
   static func remove(_ path: String) throws(SystemErrno) {
     _ = try retryingInterrupted { unlink(path) }

@@ -28,13 +28,18 @@ public struct ReplacementFile: ~Copyable {
   public init(replacing path: String) throws(SystemErrno) {
     let existing = try? SystemFileDescriptor.status(ofPath: path)
     if existing?.isDirectory == true { throw SystemErrno(code: EISDIR) }
-    let destination = existing == nil ? path : try Paths.resolved(path)
+    let destination = Paths.following(path)
     let slash = destination.lastIndex(of: "/")
     let folder = slash.map { String(destination[..<$0]) } ?? "."
     let name = slash.map { String(destination[destination.index(after: $0)...]) } ?? destination
     let (descriptor, temporaryPath) = try Paths.makeTemporaryFile(
       in: folder.isEmpty ? "/" : folder, prefix: "." + name + ".")
     do {
+      if let existing {
+        // The owner and group first (root may give them; others keep their own), then the
+        // mode, which fchown(2) may have cleared set-id bits of.
+        try? descriptor.setOwner(existing.owner, group: existing.group)
+      }
       try descriptor.setPermissions(existing?.permissions ?? Self.newFilePermissions())
     } catch {
       descriptor.close()
