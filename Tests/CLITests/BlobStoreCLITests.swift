@@ -142,13 +142,17 @@ struct BlobStoreCLITests {
     #expect(try Array(Data(contentsOf: scratch.url("store/" + file))) == hello)
   }
 
-  @Test("pull --blobs: a store file of another size keeps the entry and its bytes, with a warning")
-  func pullKeepsBytesTheStoreDisagreesWith() throws {
+  /// Pulls a document whose entry carries the bytes of `hello` into a store where something
+  /// (`occupy` makes it) already has the body's name: the entry must stay, with `warning`.
+  func expectPullKeepsEntry(
+    occupy: (_ path: String) throws -> Void, warning: (_ file: String) -> String,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) throws -> (scratch: Scratch, file: String) {
     let (sha1, file) = try digest(of: hello)
     let scratch = try Scratch()
     try FileManager.default.createDirectory(
       at: scratch.url("store"), withIntermediateDirectories: false)
-    try scratch.write("store/" + file, "xx")
+    try occupy(scratch.url("store/" + file).path)
     let document =
       #"{"_id":"x","b":{"@type":"blob","digest":"\#(sha1)"},"_attachments":{"$.b":{"digest":"\#(sha1)","data":"aGVsbG8="}}}"#
     try scratch.write("in.json", document + "\n")
@@ -156,28 +160,31 @@ struct BlobStoreCLITests {
     expectRun(
       result, stdout: document + "\n",
       stderr:
-        "cbl-attachments: in.json:1:94: warning: document \"x\": _attachments entry \"$.b\" (\(sha1)): store/\(file) is already in the blob store with 2 bytes, not 5; it is kept as it is\n",
-      status: 0)
+        "cbl-attachments: in.json:1:94: warning: document \"x\": _attachments entry \"$.b\" (\(sha1)): store/\(file) \(warning(file))\n",
+      status: 0, sourceLocation: sourceLocation)
+    return (scratch, file)
+  }
+
+  @Test("pull --blobs: a store file of another size keeps the entry and its bytes, with a warning")
+  func pullKeepsBytesTheStoreDisagreesWith() throws {
+    let (scratch, file) = try expectPullKeepsEntry(
+      occupy: { path in
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("xx".utf8)))
+      },
+      warning: { _ in "is already in the blob store with 2 bytes, not 5; it is kept as it is" })
     #expect(try String(contentsOf: scratch.url("store/" + file), encoding: .utf8) == "xx")
   }
 
   @Test("pull --blobs: a store name that is no regular file (a link to nothing) keeps the entry")
   func pullKeepsEntryForALinkToNothing() throws {
-    let (sha1, file) = try digest(of: hello)
-    let scratch = try Scratch()
-    try FileManager.default.createDirectory(
-      at: scratch.url("store"), withIntermediateDirectories: false)
-    try FileManager.default.createSymbolicLink(
-      atPath: scratch.url("store/" + file).path, withDestinationPath: "/nonexistent/file")
-    let document =
-      #"{"_id":"x","b":{"@type":"blob","digest":"\#(sha1)"},"_attachments":{"$.b":{"digest":"\#(sha1)","data":"aGVsbG8="}}}"#
-    try scratch.write("in.json", document + "\n")
-    let result = try CLI.run(["--pull", "--blobs", "store", "in.json"], in: scratch.directory)
-    expectRun(
-      result, stdout: document + "\n",
-      stderr:
-        "cbl-attachments: in.json:1:94: warning: document \"x\": _attachments entry \"$.b\" (\(sha1)): store/\(file) is already in the blob store and is not a regular file; it is kept as it is\n",
-      status: 0)
+    let (scratch, file) = try expectPullKeepsEntry(
+      occupy: { path in
+        try FileManager.default.createSymbolicLink(
+          atPath: path, withDestinationPath: "/nonexistent/file")
+      },
+      warning: { _ in
+        "is already in the blob store and is not a regular file; it is kept as it is"
+      })
     #expect(
       try FileManager.default.contentsOfDirectory(atPath: scratch.url("store").path) == [file])
   }
