@@ -9,6 +9,8 @@ struct OutputFile: ~Copyable {
   let path: String
   /// The input (as named in messages) that is this very file, when the run converts in place.
   let replacesInput: String?
+  /// Whether the file was there before the run (what a failed run leaves is then that file).
+  let existed: Bool
   /// Where the converter writes.
   let descriptor: SystemFileDescriptor
   private var replacement: ReplacementFile?
@@ -18,20 +20,8 @@ struct OutputFile: ~Copyable {
   init(_ path: String, inputs: [String]) throws(SystemErrno) {
     self.path = path
     let existing = try? SystemFileDescriptor.status(ofPath: path)
-    var replacesInput: String? = nil
-    if let existing, existing.isRegularFile {
-      for file in inputs {
-        let input =
-          file == "-"
-          ? try? SystemFileDescriptor.standardInput.status()
-          : try? SystemFileDescriptor.status(ofPath: file)
-        if let input, input.isSameFile(as: existing) {
-          replacesInput = file == "-" ? "<stdin>" : file
-          break
-        }
-      }
-    }
-    self.replacesInput = replacesInput
+    existed = existing != nil
+    replacesInput = existing.flatMap { $0.isRegularFile ? input(sameAs: $0, among: inputs) : nil }
     if let existing, !existing.isRegularFile, !existing.isDirectory {
       descriptor = try SystemFileDescriptor.open(path, O_WRONLY | O_TRUNC)
       replacement = nil
@@ -39,7 +29,7 @@ struct OutputFile: ~Copyable {
       let file = try ReplacementFile(replacing: path)
       TerminationCleanup.remove(
         file.temporaryPath,
-        notice: CommandMessages.outputNotWritten(path, existed: existing != nil))
+        notice: CommandMessages.outputNotWritten(path, existed: existed))
       descriptor = file.descriptor
       replacement = consume file
     }
@@ -107,6 +97,19 @@ enum TerminationCleanup {
     if let notice { printError(notice) }
     forget()
   }
+}
+
+/// The input (as messages name it: `<stdin>` for `-`) that is the file `target` describes, if
+/// one is.
+func input(sameAs target: FileStatus, among inputs: [String]) -> String? {
+  for file in inputs {
+    let input =
+      file == "-"
+      ? try? SystemFileDescriptor.standardInput.status()
+      : try? SystemFileDescriptor.status(ofPath: file)
+    if let input, input.isSameFile(as: target) { return file == "-" ? "<stdin>" : file }
+  }
+  return nil
 }
 
 extension ConversionMode {

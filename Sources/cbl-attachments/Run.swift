@@ -15,9 +15,13 @@ struct Run {
     var sink = FileDescriptorSink(.standardOutput)
     // `-o /dev/stdout`, or the very file standard output is (`-o log >> log`): standard output,
     // as `-o -` (replacing the file would lose what the shell put there, or will).
-    let outputPath = invocation.outputPath.flatMap { path in
-      let target = try? SystemFileDescriptor.status(ofPath: path)
-      return target.map { standardOutput?.isSameFile(as: $0) == true } == true ? nil : path
+    let outputPath = invocation.outputPath.flatMap { path -> String? in
+      if let target = try? SystemFileDescriptor.status(ofPath: path),
+        standardOutput?.isSameFile(as: target) == true
+      {
+        return nil
+      }
+      return path
     }
     if let path = outputPath {
       do {
@@ -141,7 +145,7 @@ struct Run {
     }
     if let output = output.take() {
       let path = output.path
-      let existed = (try? SystemFileDescriptor.status(ofPath: path)) != nil
+      let existed = output.existed
       // In place, the input is replaced only if every byte of it is in the output or the
       // rejects file (SPEC.md, "Nothing lost").
       // (With --rejects, -k is implied: nothing stops, and what is abandoned is in the rejects.)
@@ -169,26 +173,27 @@ struct Run {
 
   /// Why the rejects file at `path` must not be opened (truncated), if it must not: it is one of
   /// the inputs, or standard output. A character device (`/dev/null`) is never refused.
+  /// Whether `path` names the existing file `status` describes (a hard link, say).
+  private func sameFile(_ path: String, _ status: FileStatus?) -> Bool {
+    guard let status, let other = try? SystemFileDescriptor.status(ofPath: path) else {
+      return false
+    }
+    return other.isSameFile(as: status)
+  }
+
   private func refusal(ofRejects path: String, output: String?, standardOutput: FileStatus?)
     -> String?
   {
     let existing = try? SystemFileDescriptor.status(ofPath: path)
     if let output, existing?.isCharacterDevice != true,
       Paths.canonical(output) == Paths.canonical(path)
-        || (existing.map { (try? SystemFileDescriptor.status(ofPath: output))?.isSameFile(as: $0) }
-          ?? nil) == true
+        || sameFile(output, existing)
     {
       return CommandMessages.rejectsIsOutputFile(path)
     }
     guard let target = existing, !target.isCharacterDevice else { return nil }
-    for file in invocation.files {
-      let input =
-        file == "-"
-        ? try? SystemFileDescriptor.standardInput.status()
-        : try? SystemFileDescriptor.status(ofPath: file)
-      if let input, input.isSameFile(as: target) {
-        return CommandMessages.rejectsIsInput(path, input: file == "-" ? "<stdin>" : file)
-      }
+    if let input = input(sameAs: target, among: invocation.files) {
+      return CommandMessages.rejectsIsInput(path, input: input)
     }
     if output == nil, let standardOutput, standardOutput.isSameFile(as: target) {
       return CommandMessages.rejectsIsOutput(path)

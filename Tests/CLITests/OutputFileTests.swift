@@ -256,6 +256,16 @@ struct OutputFileTests {
       at: scratch.url("sub"), withIntermediateDirectories: false)
     try FileManager.default.createSymbolicLink(
       atPath: scratch.url("link").path, withDestinationPath: "sub/new.ndjson")
+    // The link's target is the output file: a rejects file of that name is refused.
+    expectRun(
+      try CLI.run(
+        ["--push", "-o", "link", "--rejects", "sub/new.ndjson", "d.ndjson"],
+        in: scratch.directory), stdout: "",
+      stderr:
+        "\(program): sub/new.ndjson: error: the rejects file is also the output file; refusing to"
+        + " write both to one file\n",
+      status: 2)
+    #expect(!FileManager.default.fileExists(atPath: scratch.url("sub/new.ndjson").path))
     expectRun(
       try CLI.run(["--push", "-o", "link", "d.ndjson"], in: scratch.directory), stdout: "",
       stderr: "", status: 0)

@@ -3,16 +3,22 @@ import Glibc
 /// System calls on paths rather than descriptors, one thin wrapper each (EINTR handled by
 /// ``retryingInterrupted(_:)``, failures as ``SystemErrno`` values).
 public enum Paths {
-  /// The absolute path `path` names, symbolic links followed: the file's own when it exists,
-  /// else its folder's, followed by its name (for comparing a path not made yet with others).
-  /// Returns `path` itself when not even the folder exists.
+  /// The absolute path of the file `path` names, symbolic links followed (also a link to a
+  /// file not made yet, see ``following(_:)``): for comparing a path not made yet with others.
+  /// The unresolved path when not even its folder exists.
   public static func canonical(_ path: String) -> String {
-    if let resolved = try? resolved(path) { return resolved }
-    let slash = path.lastIndex(of: "/")
-    let folder = slash.map { String(path[..<$0]) } ?? "."
-    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-    guard let resolvedFolder = try? resolved(folder.isEmpty ? "/" : folder) else { return path }
+    let followed = following(path)
+    if let resolved = try? resolved(followed) { return resolved }
+    let (folder, name) = split(followed)
+    guard let resolvedFolder = try? resolved(folder) else { return followed }
     return (resolvedFolder == "/" ? "" : resolvedFolder) + "/" + name
+  }
+
+  /// A path's folder (`.` when it names none; `/` for the root) and its last name.
+  static func split(_ path: String) -> (folder: String, name: String) {
+    guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+    let folder = String(path[..<slash])
+    return (folder.isEmpty ? "/" : folder, String(path[path.index(after: slash)...]))
   }
 
   /// `mkdir(2)`.
@@ -77,12 +83,7 @@ public enum Paths {
     var current = path
     for _ in 0..<40 {
       guard let target = linkTarget(current) else { break }
-      if target.hasPrefix("/") {
-        current = target
-      } else {
-        let slash = current.lastIndex(of: "/")
-        current = (slash.map { String(current[...$0]) } ?? "") + target
-      }
+      current = target.hasPrefix("/") ? target : split(current).folder + "/" + target
     }
     return current
   }

@@ -29,11 +29,9 @@ public struct ReplacementFile: ~Copyable {
     let existing = try? SystemFileDescriptor.status(ofPath: path)
     if existing?.isDirectory == true { throw SystemErrno(code: EISDIR) }
     let destination = Paths.following(path)
-    let slash = destination.lastIndex(of: "/")
-    let folder = slash.map { String(destination[..<$0]) } ?? "."
-    let name = slash.map { String(destination[destination.index(after: $0)...]) } ?? destination
+    let (folder, name) = Paths.split(destination)
     let (descriptor, temporaryPath) = try Paths.makeTemporaryFile(
-      in: folder.isEmpty ? "/" : folder, prefix: "." + name + ".")
+      in: folder, prefix: "." + name + ".")
     do {
       if let existing {
         // The owner and group first (root may give them; others keep their own), then the
