@@ -11,6 +11,15 @@ enum CommandMessages {
     "\(program): \(file): error: cannot open for writing: \(error)"
   }
 
+  static func cannotOpenOutput(_ file: String, _ error: OutputFileError) -> String {
+    switch error {
+    case .cannotOpen(let error): cannotOpenForWriting(file, error)
+    case .cannotCreateTemporary(let folder, let error):
+      "\(program): \(file): error: cannot create a temporary file in \(folder) to write it"
+        + " (--output renames it over the file at the end): \(error)"
+    }
+  }
+
   static func cannotRead(_ name: String, _ error: ConversionIOError) -> String {
     "\(program): \(name): error: cannot read: \(error)"
   }

@@ -1,6 +1,14 @@
 import Glibc
 import LegacyAttachments
 
+/// Why `--output FILE` cannot be written.
+enum OutputFileError: Error {
+  /// FILE itself (a directory, a FIFO or device that cannot be opened).
+  case cannotOpen(SystemErrno)
+  /// The temporary file beside FILE (a folder the user cannot write in, a full disk).
+  case cannotCreateTemporary(in: String, SystemErrno)
+}
+
 /// Where `--output FILE` writes: a regular file (or a new one) is written under a temporary name
 /// beside it and renamed over it at the end (``ReplacementFile``); anything else (`/dev/null`, a
 /// FIFO, a terminal) is written directly, as the shell's `>` would.
@@ -17,16 +25,27 @@ struct OutputFile: ~Copyable {
 
   /// Opens `path` for the run's output. `inputs` are the files the run reads (`-` is standard
   /// input); standard input counts when it is one of them.
-  init(_ path: String, inputs: [String]) throws(SystemErrno) {
+  init(_ path: String, inputs: [String]) throws(OutputFileError) {
     self.path = path
     let existing = try? SystemFileDescriptor.status(ofPath: path)
     existed = existing != nil
     replacesInput = existing.flatMap { $0.isRegularFile ? input(sameAs: $0, among: inputs) : nil }
     if let existing, !existing.isRegularFile, !existing.isDirectory {
-      descriptor = try SystemFileDescriptor.open(path, O_WRONLY | O_TRUNC)
+      do {
+        descriptor = try SystemFileDescriptor.open(path, O_WRONLY | O_TRUNC)
+      } catch {
+        throw .cannotOpen(error)
+      }
       replacement = nil
     } else {
-      let file = try ReplacementFile(replacing: path)
+      let file: ReplacementFile
+      do {
+        file = try ReplacementFile(replacing: path)
+      } catch {
+        // A directory, or a folder that is not there: as the shell's `>` would say it.
+        if [EISDIR, ENOENT, ENOTDIR].contains(error.code) { throw .cannotOpen(error) }
+        throw .cannotCreateTemporary(in: ReplacementFile.temporaryFolder(replacing: path), error)
+      }
       TerminationCleanup.remove(
         file.temporaryPath,
         notice: CommandMessages.outputNotWritten(path, existed: existed))

@@ -23,13 +23,20 @@ struct Run {
       }
       return path
     }
+    // Refused before anything is opened: opening a FIFO given to -o waits for its reader.
+    if let path = invocation.rejectsPath,
+      let refusal = refusal(ofRejects: path, output: outputPath, standardOutput: standardOutput)
+    {
+      printError(refusal)
+      return 2
+    }
     if let path = outputPath {
       do {
         let file = try OutputFile(path, inputs: invocation.files)
         sink = FileDescriptorSink(file.descriptor, name: path)
         output = consume file
       } catch {
-        printError(CommandMessages.cannotOpenForWriting(path, error))
+        printError(CommandMessages.cannotOpenOutput(path, error))
         return 2
       }
       if let input = output?.replacesInput,
@@ -41,12 +48,6 @@ struct Run {
     }
     var rejects: FileDescriptorSink? = nil
     if let path = invocation.rejectsPath {
-      if let refusal = refusal(
-        ofRejects: path, output: outputPath, standardOutput: standardOutput)
-      {
-        printError(refusal)
-        return 2
-      }
       do {
         let descriptor = try SystemFileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC)
         rejects = FileDescriptorSink(descriptor, name: path)

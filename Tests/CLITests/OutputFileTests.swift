@@ -48,6 +48,55 @@ struct OutputFileTests {
     expectRun(dash, stdout: try pushed(dump), stderr: "", status: 0)
   }
 
+  @Test("a FILE whose name is too long for `.NAME.XXXXXX` gets a shorter temporary name")
+  func longName() throws {
+    let scratch = try Scratch()
+    try scratch.write("d.ndjson", dump)
+    // 248 bytes and the longest a name may be; a two-byte character where the name is cut.
+    for name in [String(repeating: "n", count: 248), String(repeating: "é", count: 127) + "x"] {
+      #expect(name.utf8.count >= 248 && name.utf8.count <= 255)
+      let result = try CLI.run(["--push", "-o", name, "d.ndjson"], in: scratch.directory)
+      expectRun(result, stdout: "", stderr: "", status: 0)
+      #expect(try scratch.read(name) == pushed(dump))
+      // In place too.
+      let again = try CLI.run(["--pull", "-o", name, name], in: scratch.directory)
+      expectRun(again, stdout: "", stderr: "", status: 0)
+      #expect(try scratch.read(name) == dump)
+      #expect(try strayFiles(scratch, expected: ["d.ndjson", name]) == [])
+      try FileManager.default.removeItem(at: scratch.url(name))
+    }
+  }
+
+  @Test("a folder nobody may create files in is named as the reason, not FILE")
+  func unwritableFolder() throws {
+    let scratch = try Scratch()
+    try scratch.write("d.ndjson", dump)
+    // /sys refuses new files even to root.
+    let result = try CLI.run(
+      ["--push", "-o", "/sys/out.ndjson", "d.ndjson"], in: scratch.directory)
+    expectRun(
+      result, stdout: "",
+      stderr: "\(program): /sys/out.ndjson: error: cannot create a temporary file in /sys to write"
+        + " it (--output renames it over the file at the end): Permission denied\n",
+      status: 2)
+  }
+
+  @Test("a refused rejects file is refused before a FIFO given to -o is opened")
+  func refusalBeforeFIFO() throws {
+    let scratch = try Scratch()
+    try scratch.write("d.ndjson", dump)
+    #expect(mkfifo(scratch.url("fifo").path, 0o600) == 0)
+    // Opening the FIFO would wait for a reader that never comes.
+    let result = try CLI.run(
+      ["--push", "-o", "fifo", "--rejects", "d.ndjson", "d.ndjson"], in: scratch.directory)
+    expectRun(
+      result, stdout: "",
+      stderr: "\(program): d.ndjson: error: the rejects file is also an input (d.ndjson); refusing"
+        + " to overwrite it\n",
+      status: 2)
+    #expect(try scratch.read("d.ndjson") == dump)
+  }
+
   @Test("an input converted in place keeps its permission bits, and a symbolic link stays one")
   func inPlace() throws {
     let scratch = try Scratch()

@@ -23,7 +23,7 @@ public struct ReplacementFile: ~Copyable {
   private var settled = false
 
   /// Makes an empty temporary file in the destination's folder (`.NAME.` plus six random
-  /// characters). It has the destination's permission bits when the destination exists, and
+  /// characters, NAME cut short when the whole would not fit in a file name). It has the destination's permission bits when the destination exists, and
   /// otherwise those a new file gets (0666 less the umask).
   public init(replacing path: String) throws(SystemErrno) {
     let existing = try? SystemFileDescriptor.status(ofPath: path)
@@ -31,7 +31,7 @@ public struct ReplacementFile: ~Copyable {
     let destination = Paths.following(path)
     let (folder, name) = Paths.split(destination)
     let (descriptor, temporaryPath) = try Paths.makeTemporaryFile(
-      in: folder, prefix: "." + name + ".")
+      in: folder, prefix: "." + Self.shortened(name) + ".")
     do {
       if let existing {
         // The owner and group first (root may give them; others keep their own), then the
@@ -47,6 +47,12 @@ public struct ReplacementFile: ~Copyable {
     self.destination = destination
     self.temporaryPath = temporaryPath
     self.descriptor = descriptor
+  }
+
+  /// The folder in which the temporary file for `path` is made: that of the file it replaces,
+  /// with every symbolic link followed.
+  public static func temporaryFolder(replacing path: String) -> String {
+    Paths.split(Paths.following(path)).folder
   }
 
   /// Puts the new file in the destination's place: its bytes are synced to the disk first
@@ -82,6 +88,21 @@ public struct ReplacementFile: ~Copyable {
       descriptor.close()
       try? Paths.remove(temporaryPath)
     }
+  }
+
+  /// `name`, cut at a character so that `.NAME.XXXXXX` fits in a file name (`NAME_MAX`, 255
+  /// bytes): a destination whose name is 248 bytes or more still gets a temporary file.
+  static func shortened(_ name: String) -> String {
+    let room = Int(NAME_MAX) - ".".utf8.count - ".XXXXXX".utf8.count
+    guard name.utf8.count > room else { return name }
+    var kept = ""
+    var length = 0
+    for character in name {
+      length += character.utf8.count
+      if length > room { break }
+      kept.append(character)
+    }
+    return kept
   }
 
   /// 0666 less the process's umask (read by setting it and putting it back).
