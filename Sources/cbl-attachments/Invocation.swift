@@ -191,7 +191,16 @@ extension Invocation {
         }
         invocation.outputPath = path == "-" ? nil : path
       case "--rejects":
-        invocation.rejectsPath = try value(for: name, inline: inline)
+        let path = try value(for: name, inline: inline)
+        guard !path.isEmpty else { throw UsageError(message: "\(name) needs a file name") }
+        // Where `-` names a stream elsewhere it would be standard output here, which carries
+        // the converted documents: mixed with them the rejects could not be told apart.
+        guard path != "-" else {
+          throw UsageError(
+            message: "\(name) - would mix the rejects into standard output; name a file"
+              + " (./- for a file called -)")
+        }
+        invocation.rejectsPath = path
         invocation.options.keepGoing = true
       case "--strict":
         try noValue()

@@ -43,8 +43,12 @@ struct OutputFile: ~Copyable {
         file = try ReplacementFile(replacing: path)
       } catch {
         // A directory, or a folder that is not there: as the shell's `>` would say it.
-        if [EISDIR, ENOENT, ENOTDIR].contains(error.code) { throw .cannotOpen(error) }
-        throw .cannotCreateTemporary(in: ReplacementFile.temporaryFolder(replacing: path), error)
+        let folder = ReplacementFile.temporaryFolder(replacing: path)
+        let folderIsThere = (try? SystemFileDescriptor.status(ofPath: folder))?.isDirectory == true
+        if error.code == EISDIR || ([ENOENT, ENOTDIR].contains(error.code) && !folderIsThere) {
+          throw .cannotOpen(error)
+        }
+        throw .cannotCreateTemporary(in: folder, error)
       }
       TerminationCleanup.remove(
         file.temporaryPath,

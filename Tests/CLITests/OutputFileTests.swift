@@ -71,14 +71,17 @@ struct OutputFileTests {
   func unwritableFolder() throws {
     let scratch = try Scratch()
     try scratch.write("d.ndjson", dump)
-    // /sys refuses new files even to root.
-    let result = try CLI.run(
-      ["--push", "-o", "/sys/out.ndjson", "d.ndjson"], in: scratch.directory)
-    expectRun(
-      result, stdout: "",
-      stderr: "\(program): /sys/out.ndjson: error: cannot create a temporary file in /sys to write"
-        + " it (--output renames it over the file at the end): Permission denied\n",
-      status: 2)
+    // /sys and /proc refuse new files even to root, each in its own words.
+    for (folder, reason) in [("/sys", "Permission denied"), ("/proc", "No such file or directory")]
+    {
+      let result = try CLI.run(
+        ["--push", "-o", folder + "/out.ndjson", "d.ndjson"], in: scratch.directory)
+      expectRun(
+        result, stdout: "",
+        stderr: "\(program): \(folder)/out.ndjson: error: cannot create a temporary file in"
+          + " \(folder) to write it (--output renames it over the file at the end): \(reason)\n",
+        status: 2)
+    }
   }
 
   @Test("a refused rejects file is refused before a FIFO given to -o is opened")

@@ -52,6 +52,30 @@ struct UsageTests {
       stderr: usageError("--naming must be jsonpath or litecore, not 'LiteCore'"), status: 2)
   }
 
+  @Test("--rejects - and --rejects '' are usage errors; ./- is a file called -")
+  func rejectsDash() throws {
+    let scratch = try Scratch()
+    for (value, message) in [
+      (
+        "-",
+        "--rejects - would mix the rejects into standard output; name a file (./- for a file"
+          + " called -)"
+      ),
+      ("", "--rejects needs a file name"),
+    ] {
+      for arguments in [["--push", "--rejects", value], ["--push", "--rejects=" + value]] {
+        expectRun(
+          try CLI.run(arguments, stdin: Array("{\"a\":1}\n{\n".utf8), in: scratch.directory),
+          stdout: "", stderr: usageError(message), status: 2)
+      }
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.directory.path) == [])
+    let file = try CLI.run(
+      ["--push", "--rejects", "./-"], stdin: Array("{\"a\":1}\n{\n".utf8), in: scratch.directory)
+    #expect(file.status == 1 && file.out == "{\"a\":1}\n")
+    #expect(try scratch.read("-") == "{\n")
+  }
+
   @Test("an argument that is not UTF-8 is refused, not altered: no file is read or written")
   func argumentNotUTF8() throws {
     let scratch = try Scratch()

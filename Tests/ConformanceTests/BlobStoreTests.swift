@@ -306,7 +306,7 @@ struct BlobStoreTests {
         ConversionOptions(mode: .pull, blobs: BlobStoreOptions(path: pullStores[1].path)),
         #"{"_id":"y","b":{"@type":"blob","digest":"\#(good.sha1)"},"_attachments":{"$.b":{"digest":"\#(good.sha1)","data":"aGVs bG8="}}}"#,
         .invalidData,
-        "_attachments entry \"$.b\": \"data\" is not base64 (RFC 4648: padded, no whitespace)"
+        "_attachments entry \"$.b\": \"data\" is not base64 (RFC 4648: padded, no whitespace, unused bits zero)"
       ),
     ]
     for (what, options, document, kind, message) in cases {
@@ -328,6 +328,47 @@ struct BlobStoreTests {
           "\(what): nothing stored, no temporary file")
       }
     }
+  }
+
+  @Test(
+    "a document rejected by a later body leaves nothing of its earlier ones in the store",
+    arguments: [ConversionMode.pull, .upgrade])
+  func rejectedLaterBodyStoresNothing(mode: ConversionMode) throws {
+    let (first, second) = (testBodies[4], testBodies[5])
+    let entries = [
+      // The second body's bytes are not its digest's; then not base64.
+      #""data":"\#(testBodies[6].base64)""#, #""data":"aGVs bG8=""#,
+    ]
+    for badData in entries {
+      let document =
+        #"{"_id":"two","p":[{"@type":"blob","digest":"\#(first.sha1)"},{"@type":"blob","digest":"\#(second.sha1)"}],"_attachments":{"$.p[0]":{"digest":"\#(first.sha1)","data":"\#(first.base64)"},"$.p[1]":{"digest":"\#(second.sha1)",\#(badData)}}}"#
+      // An empty store, and one that holds the first body already (that file stays).
+      for holdsFirst in [false, true] {
+        let store = holdsFirst ? try makeStore([first]) : try TemporaryFolder()
+        defer { withExtendedLifetime(store) {} }
+        let before = try store.files()
+        var options = ConversionOptions(mode: mode, blobs: BlobStoreOptions(path: store.path))
+        options.keepGoing = true
+        let result = CBLAttachments.convertStream(
+          ndjson([document, #"{"_id":"after"}"#]), options: options)
+        #expect(
+          result.diagnostics.map(\.severity) == [.error], "\(badData): \(result.diagnostics)")
+        #expect(String(decoding: result.rejects, as: UTF8.self) == document + "\n")
+        #expect(String(decoding: result.output, as: UTF8.self) == #"{"_id":"after"}"# + "\n")
+        #expect(try store.files() == before, "\(mode) \(badData) holdsFirst: \(holdsFirst)")
+      }
+    }
+    // The same document with both bodies good stores both.
+    let store = try TemporaryFolder()
+    defer { withExtendedLifetime(store) {} }
+    let good =
+      #"{"_id":"two","p":[{"@type":"blob","digest":"\#(first.sha1)"},{"@type":"blob","digest":"\#(second.sha1)"}],"_attachments":{"$.p[0]":{"digest":"\#(first.sha1)","data":"\#(first.base64)"},"$.p[1]":{"digest":"\#(second.sha1)","data":"\#(second.base64)"}}}"#
+    let result = CBLAttachments.convertStream(
+      ndjson([good]),
+      options: ConversionOptions(mode: mode, blobs: BlobStoreOptions(path: store.path)))
+    #expect(result.diagnostics.filter { $0.severity == .error }.isEmpty, "\(result.diagnostics)")
+    #expect(
+      try store.files() == [first.fileName: first.bytes, second.fileName: second.bytes], "\(mode)")
   }
 
   @Test("--missing-blobs stub: the entry becomes a stub with the revpos of litecore, and a warning")

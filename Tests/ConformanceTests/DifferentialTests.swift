@@ -361,7 +361,7 @@ import Testing
       switch operation {
       case .upgrade: [.upgradeKept]
       case .pullUpdateBlobs: [.dataKept, .blobNotUpdated]
-      default: [.blobWithoutDigest, .dataKept]
+      default: [.blobWithoutDigest, .dataKept, .dataDropped]
       }
     #expect(warnings.allSatisfy { warningKinds.contains($0.kind) })
     #expect(

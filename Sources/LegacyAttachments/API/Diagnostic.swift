@@ -29,6 +29,10 @@ public struct ConversionDiagnostic: Sendable, Hashable, CustomStringConvertible 
     case blobWithoutDigest = "blob-without-digest"
     /// Pull kept an `_attachments` entry that carries the attachment's bytes (`data`).
     case dataKept = "data-kept"
+    /// Push replaced an entry with a synthesized name that carried the attachment's bytes
+    /// (`data`) with one that does not: the run carries no bytes (no `--blobs`), and no blob of
+    /// that digest holds the same `data`.
+    case dataDropped = "data-dropped"
     /// An `_attachments` entry's `data` is not a string.
     case invalidData = "invalid-data"
     /// `--docs PATH` found no document in an input.

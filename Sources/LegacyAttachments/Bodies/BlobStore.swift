@@ -105,6 +105,12 @@ final class BlobStore: @unchecked Sendable {
 
   func path(of name: String) -> String { directory + "/" + name }
 
+  /// Takes files this run stored out of the store again (a document that stored them was
+  /// rejected after all). A file that cannot be removed stays: it holds the bytes its name says.
+  func remove(_ names: [String]) {
+    for name in names { try? Paths.remove(path(of: name)) }
+  }
+
   // MARK: Reading
 
   /// How reading a file went.

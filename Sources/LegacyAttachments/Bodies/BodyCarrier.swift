@@ -92,9 +92,9 @@ struct BodyCarrier {
   /// bytes are in the store.
   func storeInline(
     data: UnsafeBufferPointer<UInt8>, digest: AttachmentDigest, place: String,
-    offset: StreamOffset, strict: Bool, problems: inout [Problem]
+    offset: StreamOffset, strict: Bool, problems: inout [Problem], stored: inout [String]
   ) -> (stored: Bool, failure: ConversionIOError?) {
-    let outcome = store(data: data, digest: digest)
+    let outcome = store(data: data, digest: digest, stored: &stored)
     func problem(_ kind: ConversionDiagnostic.Kind, _ severity: ConversionDiagnostic.Severity) {
       problems.append(
         Problem(
@@ -148,8 +148,10 @@ struct BodyCarrier {
 
   /// Decodes a `data` string token into the store, checked against `digest`, and puts it in
   /// place under the SHA-1 of its bytes. Bytes that do not match, or invalid base64, store
-  /// nothing.
-  func store(data: UnsafeBufferPointer<UInt8>, digest: AttachmentDigest) -> Outcome {
+  /// nothing. The name of a file it makes is added to `stored`.
+  func store(
+    data: UnsafeBufferPointer<UInt8>, digest: AttachmentDigest, stored: inout [String]
+  ) -> Outcome {
     var body: PendingBody
     do {
       body = try store.beginStoring(checking: digest.algorithm)
@@ -177,6 +179,7 @@ struct BodyCarrier {
     do {
       switch try store.commit(body, as: name) {
       case .stored:
+        stored.append(name)
         return .carried
       case .alreadyThere(let existing):
         guard existing == Int64(size) else {

@@ -33,6 +33,8 @@ struct DocumentHandler: ~Copyable {
   private let writesCanFail: Bool
   /// A failure of the blob store that ends the run, once one happened.
   private(set) var fatalFailure: ConversionIOError? = nil
+  /// The blob store (`--blobs`): what a rejected document put in it is taken out again.
+  private let store: BlobStore?
   /// Hands the results over in the middle of a parse, when one document's output is large (an
   /// attachment's bytes): so memory holds one output document, not all the output of what was
   /// read at once. Returns false when the delivery failed (the run stops).
@@ -40,6 +42,7 @@ struct DocumentHandler: ~Copyable {
 
   init(options: ConversionOptions, keepsRejects: Bool, outputCapacity: Int, store: BlobStore?) {
     self.options = options
+    self.store = store
     writer = ModeWriter(options: options, store: store)
     // What a writer finds only while writing (a body the store refuses; with --update-blobs, an
     // entry resolved by name) can reject the document, so its output must be taken back then.
@@ -143,6 +146,7 @@ struct DocumentHandler: ~Copyable {
       }
       framer.beginDocumentOutput(results: &results)
       if !writeProblems.isEmpty { writeProblems.removeAll(keepingCapacity: true) }
+      if !workspace.storedBodies.isEmpty { workspace.storedBodies.removeAll(keepingCapacity: true) }
       let failure = writer.write(
         document, text: text, line: line, to: &results.output, statistics: &results.statistics,
         workspace: &workspace, problems: &writeProblems)
@@ -150,6 +154,9 @@ struct DocumentHandler: ~Copyable {
         // A body could not be carried: what was written of the document is taken back, and it
         // is rejected like any other.
         framer.rollbackDocument(to: mark, results: &results)
+        // Bodies it stored before the one that failed: a rejected document leaves nothing in
+        // the store (they were not there before it; a file that was is never among them).
+        if let store { store.remove(workspace.storedBodies) }
         fatalFailure = failure
         let goesOn = rejectDocument(document, error, text: text, view: view)
         return goesOn && failure == nil

@@ -33,6 +33,11 @@ enum Messages {
       + " is kept: removing it would lose the only copy of them"
   }
 
+  static func entryDataDropped(name: String) -> String {
+    "_attachments entry \(ConversionDiagnostic.quoted(name)) carries the attachment's bytes (\"data\");"
+      + " push replaces it with the blob's entry, which has none (push --blobs DIR carries them)"
+  }
+
   static func entryDataNotString(name: String, kind: ValueKind) -> String {
     "_attachments entry \(ConversionDiagnostic.quoted(name)) has a \"data\" member that is \(kind.article),"
       + " not a base64 string"
@@ -69,7 +74,7 @@ enum Messages {
     case .otherSize(let file, let size, let length):
       return "\(place) (\(digest)): \(file ?? "its \"data\"") is \(size) bytes; length is \(length)"
     case .invalidBase64:
-      return "\(place): \"data\" is not base64 (RFC 4648: padded, no whitespace)"
+      return "\(place): \"data\" is not base64 (RFC 4648: padded, no whitespace, unused bits zero)"
     case .keptExisting(let file, let size?, let newSize):
       return "\(place) (\(digest)): \(file) is already in the blob store with \(size) bytes, not"
         + " \(newSize); it is kept as it is"

@@ -39,6 +39,9 @@ struct WriterWorkspace: ~Copyable {
   /// `.` (``hasDocumentPath``).
   var documentPath = ByteBuffer(capacity: 64)
   var hasDocumentPath = false
+  /// The files the document being written put in the blob store (names in it): taken out
+  /// again when something later in the document rejects it.
+  var storedBodies: [String] = []
   /// `--upgrade`: the plan `findProblems` made for the document `write` converts next.
   var upgradePlan: UpgradeWriter.Plan? = nil
 

@@ -139,7 +139,8 @@ struct PullWriter: DocumentWriter {
       case .removed:
         workspace.removed.push(entry.member)
       case .stored:
-        let (removes, failure) = storeBytes(of: entry, document, text: text, problems: &problems)
+        let (removes, failure) = storeBytes(
+          of: entry, document, text: text, problems: &problems, stored: &workspace.storedBodies)
         if let failure { return failure }
         guard problems.allSatisfy({ $0.severity != .error }) else { return nil }
         if removes { workspace.removed.push(entry.member) }
@@ -177,15 +178,15 @@ struct PullWriter: DocumentWriter {
   /// it from going is in `problems`.
   private func storeBytes(
     of entry: LegacyEntry, _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
-    problems: inout [Problem]
+    problems: inout [Problem], stored: inout [String]
   ) -> (removes: Bool, failure: ConversionIOError?) {
     let place =
       "_attachments entry " + ConversionDiagnostic.quoted(document.string(entry.key, in: text))
-    let (stored, failure) = carrier!.storeInline(
+    let (removes, failure) = carrier!.storeInline(
       data: UnsafeBufferPointer(rebasing: text[entry.members.data.start..<entry.members.data.end]),
       digest: stringDigest(entry.members, text: text)!, place: place, offset: entry.keyOffset,
-      strict: strict, problems: &problems)
-    return (stored, failure)
+      strict: strict, problems: &problems, stored: &stored)
+    return (removes, failure)
   }
 
   // MARK: --update-blobs
@@ -282,7 +283,8 @@ struct PullWriter: DocumentWriter {
               continue
             }
             let (removes, failure) = storeBytes(
-              of: entry, document, text: text, problems: &problems)
+              of: entry, document, text: text, problems: &problems,
+              stored: &workspace.storedBodies)
             if let failure { return failure }
             guard problems.allSatisfy({ $0.severity != .error }) else { return nil }
             if !removes { continue }
@@ -322,7 +324,8 @@ struct PullWriter: DocumentWriter {
       case .removed:
         removed.append(entry.member)
       case .stored:
-        let (removes, failure) = storeBytes(of: entry, document, text: text, problems: &problems)
+        let (removes, failure) = storeBytes(
+          of: entry, document, text: text, problems: &problems, stored: &workspace.storedBodies)
         if let failure { return failure }
         guard problems.allSatisfy({ $0.severity != .error }) else { return nil }
         if removes { removed.append(entry.member) } else { notUpdated() }
@@ -418,8 +421,9 @@ struct PullWriter: DocumentWriter {
   }
 
   /// Whether a blob with the entry's digest carries the same bytes (`data`, compared decoded), so
-  /// that removing the entry loses nothing.
-  private static func blobHoldsSameData(
+  /// that removing the entry loses nothing (pull rule 4; push, for an entry it replaces). The
+  /// entry's `digest` and `data` must be strings.
+  static func blobHoldsSameData(
     _ entry: LegacyEntry, _ blobs: UnsafeBufferPointer<BlobReference>,
     text: UnsafeBufferPointer<UInt8>
   ) -> Bool {

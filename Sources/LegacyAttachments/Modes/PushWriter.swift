@@ -45,6 +45,23 @@ struct PushWriter: DocumentWriter {
           kind: .blobWithoutDigest, severity: strict ? .error : .warning, offset: blob.inputStart,
           message: Messages.blobWithoutDigest(name: document.nameString(of: blob)), pointer: ""))
     }
+    // Rule 3 replaces entries with synthesized names. One that carries the attachment's bytes
+    // (`?attachments=true`) would lose them, unless the run carries bytes or a blob of its
+    // digest holds the same ones.
+    guard carrier == nil, attachments.isSingleObject else { return }
+    let blobs = document.blobs.elements
+    for entry in document.entries.elements
+    where entry.isObject && entry.members.data.isPresent
+      && Self.isSynthesized(key: entry.key, in: text, scratch: &workspace.scratch)
+      && !(entry.members.digestIsString && entry.members.dataKind == .string
+        && PullWriter.blobHoldsSameData(entry, blobs, text: text))
+    {
+      problems.append(
+        Problem(
+          kind: .dataDropped, severity: strict ? .error : .warning, offset: entry.keyOffset,
+          message: Messages.entryDataDropped(name: document.string(entry.key, in: text)),
+          pointer: ""))
+    }
   }
 
   func write(

@@ -308,7 +308,8 @@ struct UpgradeWriter: DocumentWriter {
         // With --blobs, bytes pull would store are stored first; when the store keeps another
         // file under their name, the entry stays with them.
         if carrier != nil, entry.members.data.isPresent, entry.members.dataKind == .string {
-          let (stored, failure) = storeInline(entry, document, text: text, problems: &problems)
+          let (stored, failure) = storeInline(
+            entry, document, text: text, problems: &problems, stored: &workspace.storedBodies)
           if let failure { return failure }
           guard problems.allSatisfy({ $0.severity != .error }) else { return nil }
           if !stored { continue }
@@ -320,7 +321,8 @@ struct UpgradeWriter: DocumentWriter {
         statistics.entriesRemoved += 1
         var stored = false
         if carrier != nil, entry.members.data.isPresent {
-          let result = storeInline(entry, document, text: text, problems: &problems)
+          let result = storeInline(
+            entry, document, text: text, problems: &problems, stored: &workspace.storedBodies)
           if let failure = result.failure { return failure }
           guard problems.allSatisfy({ $0.severity != .error }) else { return nil }
           stored = result.stored
@@ -366,7 +368,7 @@ struct UpgradeWriter: DocumentWriter {
   /// failure of the store that ends the run; what rejects the document is in `problems`.
   private func storeInline(
     _ entry: LegacyEntry, _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
-    problems: inout [Problem]
+    problems: inout [Problem], stored: inout [String]
   ) -> (stored: Bool, failure: ConversionIOError?) {
     let digestText = JSONText.decodeString(
       UnsafeBufferPointer(rebasing: text[entry.members.digest.start..<entry.members.digest.end]))
@@ -377,7 +379,7 @@ struct UpgradeWriter: DocumentWriter {
       digest: digest,
       place: "_attachments entry "
         + ConversionDiagnostic.quoted(document.string(entry.key, in: text)),
-      offset: entry.keyOffset, strict: strict, problems: &problems)
+      offset: entry.keyOffset, strict: strict, problems: &problems, stored: &stored)
   }
 
   /// `"NAME":{"@type":"blob",…}` for an entry: its members in order but `stub`, `revpos`,

@@ -17,8 +17,11 @@ struct MemberRules: ~Copyable {
     // (`litecore`), and when the entry carries the bytes instead (push with `--blobs`).
     let litecore = options.naming == .litecore || options.blobs != nil
     let carriesBodies = options.blobs != nil || options.mode == .upgrade
+    // Push too: an entry it replaces may carry the attachment's bytes (a `data-dropped`
+    // warning unless a blob holds the same `data`).
     let tracksData =
-      options.mode == .pull || options.mode == .check || carriesBodies || options.updateBlobs
+      options.mode == .pull || options.mode == .check || options.mode == .push || carriesBodies
+      || options.updateBlobs
     let checksEntries = options.mode == .check || carriesBodies
     for role in 0..<roles {
       for word in 0..<Self.words {

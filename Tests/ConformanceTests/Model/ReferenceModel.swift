@@ -19,6 +19,8 @@ enum ModelRejection: Error, Equatable {
   case invalidData
   /// Pull with `strict`: an entry that carries bytes no blob holds is kept (a warning).
   case dataKept
+  /// Push with `strict`: an entry push replaces carries bytes no blob holds (a warning).
+  case dataDropped
   /// Upgrade with `strict`: an entry that cannot become a blob stays (a warning).
   case upgradeKept
   /// Upgrade: a name already in the property, or a property that is not an object.
@@ -40,6 +42,7 @@ enum ModelRejection: Error, Equatable {
     case .blobWithoutDigest: .blobWithoutDigest
     case .invalidData: .invalidData
     case .dataKept: .dataKept
+    case .dataDropped: .dataDropped
     case .upgradeKept: .upgradeKept
     case .upgradeClash: .upgradeClash
     case .dataMismatch: .dataMismatch
@@ -53,8 +56,8 @@ enum ModelRejection: Error, Equatable {
 struct ModelOutput: Equatable {
   /// The compact converted document.
   var bytes: [UInt8]
-  /// Warnings: blob references without a string digest (push), entries kept for their `data`
-  /// (pull).
+  /// Warnings: blob references without a string digest and replaced entries whose `data` is
+  /// dropped (push), entries kept for their `data` (pull).
   var warnings: Int
 }
 
@@ -131,8 +134,24 @@ enum ReferenceModel {
     if let attachmentsIndex, !members[attachmentsIndex].value.isObject, !blobs.isEmpty {
       throw .attachmentsNotObject
     }
-    let warnings = blobs.filter { $0.digest == nil }.count
+    var warnings = blobs.filter { $0.digest == nil }.count
     if strict && warnings > 0 { throw .blobWithoutDigest }
+    // An entry push replaces (a synthesized name) that carries bytes: they are dropped unless
+    // a blob with its digest has the same `data`.
+    if let attachmentsIndex, let existing = members[attachmentsIndex].value.members {
+      for entry in existing where isSynthesizedName(entry.key.value) {
+        guard let data = entry.value.members?.last(where: { $0.key.equals(dataKey) })?.value
+        else { continue }
+        let digest = digest(of: entry.value)
+        let bytes = data.string?.value
+        if bytes == nil || digest == nil
+          || !blobs.contains(where: { $0.digest == digest && $0.data == bytes })
+        {
+          if strict { throw .dataDropped }
+          warnings += 1
+        }
+      }
+    }
 
     let revpos = explicitRevpos ?? revisionGeneration(members)
     var made: [RawMember] = []
