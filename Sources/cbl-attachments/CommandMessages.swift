@@ -84,6 +84,10 @@ enum CommandMessages {
     "\(program): \(name): error: input file is also standard output; not read"
   }
 
+  static func inputIsStandardError(_ name: String) -> String {
+    "\(program): \(name): error: input file is also standard error; not read"
+  }
+
   static func pullIntoBulkDocs(strict: Bool) -> String {
     "\(program): \(strict ? "error" : "warning"): --pull --bulk-docs writes documents without the"
       + " _attachments entries of their blobs; Sync Gateway keeps no attachment that is only a"

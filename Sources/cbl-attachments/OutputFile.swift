@@ -77,7 +77,8 @@ struct OutputFile: ~Copyable {
 }
 
 /// The one temporary file a signal or a failed write must not leave behind: removed when
-/// `SIGINT`, `SIGTERM` or `SIGHUP` ends the program, or when it exits after a failed write.
+/// `SIGINT`, `SIGTERM`, `SIGHUP` or `SIGPIPE` ends the program, or when it exits after a failed
+/// write.
 enum TerminationCleanup {
   nonisolated(unsafe) private static var pending: UnsafeMutablePointer<CChar>? = nil
   nonisolated(unsafe) private static var notice: String? = nil
@@ -88,7 +89,9 @@ enum TerminationCleanup {
   static func remove(_ path: String, notice: String) {
     pending = strdup(path)
     Self.notice = notice
-    for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
+    // SIGPIPE too: a `--rejects` pipe whose reader has gone ends the run as it would without
+    // `-o`, and the temporary file must not stay.
+    for signalNumber in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] {
       let previous = signal(signalNumber) { signalNumber in
         TerminationCleanup.removeNow()
         signal(signalNumber, SIG_DFL)

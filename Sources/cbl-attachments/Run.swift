@@ -11,6 +11,7 @@ struct Run {
     var status: Int32 = 0
     let started = monotonicSeconds()
     let standardOutput = try? SystemFileDescriptor.standardOutput.status()
+    let standardError = try? SystemFileDescriptor.standardError.status()
     var output: OutputFile? = nil
     var sink = FileDescriptorSink(.standardOutput)
     // `-o /dev/stdout`, or the very file standard output is (`-o log >> log`): standard output,
@@ -48,13 +49,28 @@ struct Run {
     }
     var rejects: FileDescriptorSink? = nil
     if let path = invocation.rejectsPath {
+      let existed = (try? SystemFileDescriptor.status(ofPath: path)) != nil
+      let descriptor: SystemFileDescriptor
       do {
-        let descriptor = try SystemFileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC)
-        rejects = FileDescriptorSink(descriptor, name: path)
+        descriptor = try SystemFileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC)
       } catch {
         printError(CommandMessages.cannotOpenForWriting(path, error))
         return 2
       }
+      // The file opened, against the output: names the checks above cannot see through
+      // (`/proc/self/fd/N` of the output's temporary file, opened since; a folder mounted
+      // twice, where the output's name exists only now that the rejects file was made).
+      if let outputPath, let opened = try? descriptor.status(),
+        (try? output?.descriptor.status()).flatMap({ $0 }).map(opened.isSameFile(as:)) == true
+          || (try? SystemFileDescriptor.status(ofPath: outputPath)).map(opened.isSameFile(as:))
+            == true
+      {
+        descriptor.close()
+        if !existed { try? Paths.remove(path) }
+        printError(CommandMessages.rejectsIsOutputFile(path))
+        return 2
+      }
+      rejects = FileDescriptorSink(descriptor, name: path)
     }
     if let blobs = invocation.options.blobs {
       // The store is checked before any input is read (pull may make its last level).
@@ -104,6 +120,14 @@ struct Run {
       {
         // Reading what is being written could go on for ever (`>>`), or find nothing (`>`).
         printError(CommandMessages.inputIsOutput(name))
+        status = 2
+        continue
+      }
+      if let errors = standardError, errors.isRegularFile,
+        let input = try? descriptor.status(), input.isSameFile(as: errors)
+      {
+        // (`2>> dump`): its own messages would be read back as input.
+        printError(CommandMessages.inputIsStandardError(name))
         status = 2
         continue
       }

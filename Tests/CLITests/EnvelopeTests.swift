@@ -48,6 +48,37 @@ struct EnvelopeTests {
       "the envelope stays valid JSON")
   }
 
+  @Test(
+    "a broken member off the path keeps its key: output plus rejects is the input",
+    arguments: [["-j", "1"], ["-j", "2"]])
+  func brokenMemberOffPath(_ extra: [String]) throws {
+    let scratch = try Scratch()
+    let rows = #"{"results":[{"seq":1,"id":"a","doc":{"_id":"a"}}]"#
+    let cases: [(input: String, output: String, rejects: String, stderr: String)] = [
+      // After the rows, an array cut short; an object with a bad literal before them.
+      (
+        rows + #","pending":[{"id":"z","note":"only copy"}"#, rows + "}\n",
+        #""pending":[{"id":"z","note":"only copy"}"# + "\n",
+        "changes.json:1:91: error: malformed JSON: truncated envelope (the input ends inside it);"
+          + " the rest of the input (1:51 to 1:90) is not converted\n"
+      ),
+      (
+        #"{"pre":{"k":[1, bad]},"results":[{"doc":{"_id":"a"}}]}"#, "{}\n",
+        #""pre":{"k":[1, bad]},"results":[{"doc":{"_id":"a"}}]}"# + "\n",
+        "changes.json:1:17: error: malformed JSON: invalid character; the rest of the input (1:2"
+          + " to 1:54) is not converted\n"
+      ),
+    ]
+    for (input, output, rejects, stderr) in cases {
+      try scratch.write("changes.json", input)
+      let result = try CLI.run(
+        ["--pull", "--format", "changes", "--rejects", "rejects.txt"] + extra + ["changes.json"],
+        in: scratch.directory)
+      expectRun(result, stdout: output, stderr: "cbl-attachments: " + stderr, status: 1)
+      #expect(try scratch.read("rejects.txt") == rejects)
+    }
+  }
+
   @Test("-k without --rejects: the extent of the row taken out is reported as skipped")
   func skippedRow() throws {
     let scratch = try Scratch()

@@ -181,6 +181,21 @@ struct NothingLostTests {
     #expect(try scratch.read("in.ndjson") == "{\"a\":1}\n{\"b\":2}\n")
   }
 
+  @Test("an input that is standard error is not read (its own messages would come back in)")
+  func inputIsStandardError() throws {
+    let scratch = try Scratch()
+    try scratch.write("in.ndjson", "{\"a\":1}\n[1]\n")
+    try scratch.write("other.ndjson", "{\"b\":2}\n")
+    let result = try CLI.shell(
+      "\"$EXE\" --push in.ndjson other.ndjson 2>> in.ndjson; echo \"status $?\"",
+      in: scratch.directory)
+    expectRun(result, stdout: "{\"b\":2}\nstatus 2\n", stderr: "", status: 0)
+    #expect(
+      try scratch.read("in.ndjson")
+        == "{\"a\":1}\n[1]\n\(program): in.ndjson: error: input file is also standard error; not"
+        + " read\n")
+  }
+
   @Test("a failed write of the rejects file ends the run: status 2, nothing later reported")
   func rejectsWriteFails() throws {
     let scratch = try Scratch()

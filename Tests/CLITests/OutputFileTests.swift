@@ -271,6 +271,40 @@ struct OutputFileTests {
     #expect(try strayFiles(scratch, expected: []) == [])
   }
 
+  @Test("a --rejects pipe whose reader goes ends the run quietly and leaves no temporary file")
+  func rejectsPipeClosed() throws {
+    let scratch = try Scratch()
+    // More rejected text than a pipe holds, so that writes go on after the reader has gone
+    // (each document's error message is not what this test is about).
+    try scratch.write("in.ndjson", String(repeating: "[1,\"rejected\"]\n", count: 20_000))
+    let result = try CLI.shell(
+      "mkfifo p; head -c 1 p > /dev/null & \"$EXE\" --push --rejects p -o out.ndjson in.ndjson 2>/dev/null;"
+        + " echo \"status $?\"; wait",
+      in: scratch.directory)
+    expectRun(result, stdout: "status 141\n", stderr: "", status: 0)
+    #expect(try strayFiles(scratch, expected: ["in.ndjson", "p"]) == [])
+  }
+
+  @Test("--rejects naming the output's temporary file by its descriptor (/proc/self/fd) is refused")
+  func rejectsThroughDescriptor() throws {
+    let scratch = try Scratch()
+    try scratch.write("d.ndjson", broken)
+    // The temporary file is the first file the run opens: descriptor 3.
+    for (rejects, output) in [
+      ("/proc/self/fd/3", "d.ndjson"), ("/dev/fd/3", "d.ndjson"), ("/proc/self/fd/3", "new.ndjson"),
+    ] {
+      let result = try CLI.run(
+        ["--push", "--rejects", rejects, "-o", output, "d.ndjson"], in: scratch.directory)
+      expectRun(
+        result, stdout: "",
+        stderr: "\(program): \(rejects): error: the rejects file is also the output file; refusing"
+          + " to write both to one file\n",
+        status: 2)
+      #expect(try scratch.read("d.ndjson") == broken)
+      #expect(try strayFiles(scratch, expected: ["d.ndjson"]) == [])
+    }
+  }
+
   @Test("-o naming standard output's own file writes to standard output, as -o - (>> appends)")
   func standardOutputByName() throws {
     let scratch = try Scratch()

@@ -512,13 +512,12 @@ final class ConversionEngine {
     var start: StreamOffset
     if let point, point.startPosition != nil {
       start = point.start
-    } else if let documentStart = context.pointee.scanner.openDocumentStart,
-      point?.afterElement != true
-    {
+    } else if let documentStart = context.pointee.scanner.openDocumentStart, point == nil {
       start = documentStart
     } else {
-      // Between documents, or after an element inside a unit: the bad text starts after the
-      // separators.
+      // Between documents, after an element inside a unit, or after the envelope's last
+      // complete value (a member off the path may follow: its key is not converted either):
+      // the bad text starts after the separators.
       start = point?.start ?? context.pointee.scanner.previousEnd
       while start < offset, JSONText.isWhitespace(view[start]) || view[start] == 0x2C {
         start += 1

@@ -88,8 +88,8 @@ public enum Paths {
     return current
   }
 
-  /// `unlink(2)`.
-  static func remove(_ path: String) throws(SystemErrno) {
+  /// `unlink(2)`: removes the name `path` (a file, a link; not a folder).
+  public static func remove(_ path: String) throws(SystemErrno) {
     _ = try retryingInterrupted { unlink(path) }
   }
 
