@@ -60,7 +60,7 @@ struct Run {
       // The file opened, against the output: names the checks above cannot see through
       // (`/proc/self/fd/N` of the output's temporary file, opened since; a folder mounted
       // twice, where the output's name exists only now that the rejects file was made).
-      if let outputPath, let opened = try? descriptor.status(),
+      if let outputPath, let opened = try? descriptor.status(), !opened.isCharacterDevice,
         (try? output?.descriptor.status()).flatMap({ $0 }).map(opened.isSameFile(as:)) == true
           || (try? SystemFileDescriptor.status(ofPath: outputPath)).map(opened.isSameFile(as:))
             == true
