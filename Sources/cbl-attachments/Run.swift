@@ -196,8 +196,6 @@ struct Run {
     return status
   }
 
-  /// Why the rejects file at `path` must not be opened (truncated), if it must not: it is one of
-  /// the inputs, or standard output. A character device (`/dev/null`) is never refused.
   /// Whether `path` names the existing file `status` describes (a hard link, say).
   private func sameFile(_ path: String, _ status: FileStatus?) -> Bool {
     guard let status, let other = try? SystemFileDescriptor.status(ofPath: path) else {
@@ -206,6 +204,9 @@ struct Run {
     return other.isSameFile(as: status)
   }
 
+  /// Why the rejects file at `path` must not be opened (truncated), if it must not: it is one of
+  /// the inputs, standard output or error, or the output file. A character device (`/dev/null`)
+  /// is never refused.
   private func refusal(ofRejects path: String, output: String?, standardOutput: FileStatus?)
     -> String?
   {
