@@ -18,9 +18,15 @@ let package = Package(
       name: "CCrypto",
       providers: [.apt(["libssl-dev"])]
     ),
+    // zlib: gzip as CouchDB writes it, to check the md5 of attachments CouchDB stored
+    // compressed (README, "CouchDB").
+    .systemLibrary(
+      name: "CZlib",
+      providers: [.apt(["zlib1g-dev"])]
+    ),
     .target(
       name: "LegacyAttachments",
-      dependencies: ["CYajl", "CCrypto"]
+      dependencies: ["CYajl", "CCrypto", "CZlib"]
     ),
     .executableTarget(
       name: "cbl-attachments",

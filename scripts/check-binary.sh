@@ -1,7 +1,7 @@
 #!/bin/sh
 # Checks that the shipped binary runs anywhere: `make install` into a scratch prefix, then
 # - ldd lists only the libraries the README names (libc and its parts, libyajl, libcrypto,
-#   libstdc++, libgcc_s), none from the Swift toolchain's folder;
+#   libz, libstdc++, libgcc_s), none from the Swift toolchain's folder;
 # - it runs with an empty environment (no LD_LIBRARY_PATH) and converts the example dump
 #   exactly as the test build does.
 #
@@ -24,7 +24,7 @@ while read -r line; do
   case $library in
     linux-vdso.so.* | /lib64/ld-linux-*.so.* | ld-linux-*.so.*) continue ;;
     libc.so.* | libm.so.* | libpthread.so.* | libdl.so.* | librt.so.* | libutil.so.*) ;;
-    libyajl.so.* | libcrypto.so.* | libstdc++.so.* | libgcc_s.so.*) ;;
+    libyajl.so.* | libcrypto.so.* | libz.so.* | libstdc++.so.* | libgcc_s.so.*) ;;
     *) echo "check-binary: unexpected library: $line" >&2; status=1 ;;
   esac
   case $line in

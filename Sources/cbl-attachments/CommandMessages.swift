@@ -121,6 +121,9 @@ enum CommandMessages {
     if statistics.bytesSkipped > 0 {
       line += "; \(counted(statistics.bytesSkipped, "byte")) skipped"
     }
+    if statistics.unverified > 0 {
+      line += "; \(counted(statistics.unverified, "body", "bodies")) unverified"
+    }
     return line
   }
 }

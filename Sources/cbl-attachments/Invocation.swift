@@ -56,6 +56,7 @@ extension Invocation {
     var blobsPath: String? = nil
     var into: String? = nil
     var missingBlobs: MissingBlobs? = nil
+    var couchDBMaxDocumentSize: Int? = nil
     var index = 0
     var optionsEnded = false
 
@@ -165,6 +166,14 @@ extension Invocation {
             message: "--bulk-docs must be a whole number from 1 to 1000000, not '\(text)'")
         }
         bulkDocs = number
+      case "--couchdb-max-document-size":
+        let text = try value(for: name, inline: inline)
+        guard let number = Int(text), number >= 0 else {
+          throw UsageError(
+            message: "--couchdb-max-document-size must be a whole number of bytes (0: no limit),"
+              + " not '\(text)'")
+        }
+        couchDBMaxDocumentSize = number
       case "--blobs":
         let text = try value(for: name, inline: inline)
         guard !text.isEmpty else { throw UsageError(message: "--blobs needs a directory") }
@@ -253,6 +262,13 @@ extension Invocation {
       throw UsageError(message: "--naming and --revpos apply to --push (and --check) only")
     }
     if let naming { invocation.options.naming = naming }
+    if let couchDBMaxDocumentSize {
+      guard mode == .check else {
+        throw UsageError(message: "--couchdb-max-document-size applies to --check only")
+      }
+      invocation.options.couchDBMaxDocumentSize =
+        couchDBMaxDocumentSize == 0 ? nil : couchDBMaxDocumentSize
+    }
     if invocation.options.revpos != nil && invocation.options.naming != .litecore {
       throw UsageError(message: "--revpos applies to --naming litecore only")
     }

@@ -62,6 +62,10 @@ let optionTable: [OptionSpec] = [
   OptionSpec(
     "--new-edits", value: "false", "with --bulk-docs: bodies end with \"new_edits\":false"),
   OptionSpec(
+    "--couchdb-max-document-size", value: "BYTES",
+    "--check: CouchDB's [couchdb] max_document_size (default",
+    "8000000; 0: not checked), for couchdb-document-too-large"),
+  OptionSpec(
     "--blobs", value: "DIR", "carry attachment bytes to and from a Couchbase Lite blob store",
     "(DIR is .../Attachments or the .cblite2 folder): push writes",
     "\"data\" read from the files, pull stores \"data\" as files; both",

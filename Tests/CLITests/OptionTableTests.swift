@@ -70,6 +70,7 @@ struct OptionTableTests {
     let samples = [
       "NAMING": "jsonpath", "N": "1", "FORMAT": "lines", "PATH": ".", "false": "false",
       "DIR": "/tmp", "PROPERTY": "files", "error|stub": "stub", "FILE": "/dev/null",
+      "BYTES": "8000000",
     ]
     for option in try Self.helpOptions() {
       var spellings = [[option.long]]

@@ -359,9 +359,9 @@ import Testing
       sameWarnings, "warning lines: \(difference(warnings.map(\.line), expected.warningLines))")
     let warningKinds: Set<ConversionDiagnostic.Kind> =
       switch operation {
-      case .upgrade: [.upgradeKept]
-      case .pullUpdateBlobs: [.dataKept, .blobNotUpdated]
-      default: [.blobWithoutDigest, .dataKept, .dataDropped]
+      case .upgrade: [.upgradeKept, .unverified]
+      case .pullUpdateBlobs: [.dataKept, .blobNotUpdated, .entryKept]
+      default: [.blobWithoutDigest, .dataKept, .dataDropped, .entryKept]
       }
     #expect(warnings.allSatisfy { warningKinds.contains($0.kind) })
     #expect(

@@ -72,6 +72,17 @@ public struct ConversionDiagnostic: Sendable, Hashable, CustomStringConvertible 
     case md5Digest = "md5-digest"
     /// `--pull --update-blobs`: an entry whose digest is not `sha1-` updates no blob.
     case blobNotUpdated = "blob-not-updated"
+    /// `--blobs`, `--upgrade`: bytes whose `md5-` digest could not check them, carried all the
+    /// same: CouchDB labels a body it stores compressed with the MD5 of its gzip stream, and
+    /// compressing the bytes again did not give it (another zlib, or other bytes).
+    case unverified = "unverified"
+    /// `--check`: a document body over CouchDB's `max_document_size` (8,000,000 bytes by
+    /// default, measured as CouchDB measures it: attachments and `_` members not counted):
+    /// CouchDB answers `413 document_too_large`.
+    case couchDBDocumentTooLarge = "couchdb-document-too-large"
+    /// Pull kept an entry with a name push makes (`$.…`, `blob_/…`, `blob_1`) that mirrors no
+    /// blob of the document: no blob is where its name says, or the one there differs.
+    case entryKept = "entry-kept"
   }
 
   /// Whether the problem rejects the document (`.error`) or is only reported (`.warning`).

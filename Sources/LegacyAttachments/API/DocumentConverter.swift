@@ -186,7 +186,7 @@ extension ConversionOptions {
   /// The command line's checks of what the conversion itself does: `revpos` at least 1, for
   /// push (and check) with the `litecore` naming; `naming` for push (and check); `updateBlobs`
   /// for pull; a missing-blob stub for push with a store; `upgradeInto` a usable property
-  /// name, and only for upgrade.
+  /// name, and only for upgrade; a CouchDB document size limit from 1.
   func validateConversion() throws(InvalidOptions) {
     func refuse(_ message: String) throws(InvalidOptions) { throw InvalidOptions(message: message) }
     if let revpos {
@@ -198,6 +198,10 @@ extension ConversionOptions {
       try refuse("naming applies to push only")
     }
     if updateBlobs && mode != .pull { try refuse("updateBlobs applies to pull only") }
+    if let limit = couchDBMaxDocumentSize, limit < 1 {
+      try refuse(
+        "couchDBMaxDocumentSize must be a whole number of bytes from 1 (nil: none), not \(limit)")
+    }
     if blobs?.missing == .stub && mode != .push {
       try refuse("a missing-blob stub applies to push only")
     }

@@ -76,6 +76,9 @@ public struct ConversionOptions: Sendable, Equatable {
   /// Treat warnings (a blob without a digest, an entry kept for its bytes) as errors that reject
   /// the document.
   public var strict: Bool
+  /// `--check`: the `[couchdb] max_document_size` a `couchdb-document-too-large` finding is
+  /// measured against (default CouchDB's, 8,000,000 bytes); nil checks none.
+  public var couchDBMaxDocumentSize: Int?
 
   /// Options for `mode`; each other option defaults to what the command line does without it.
   public init(
@@ -83,7 +86,8 @@ public struct ConversionOptions: Sendable, Equatable {
     framing: InputFraming = .lines,
     documents: DocumentPath = .root, bulkDocs: BulkDocsOutput? = nil,
     blobs: BlobStoreOptions? = nil, upgradeInto: String = ConversionOptions.defaultUpgradeInto,
-    updateBlobs: Bool = false, keepGoing: Bool = false, strict: Bool = false
+    updateBlobs: Bool = false, keepGoing: Bool = false, strict: Bool = false,
+    couchDBMaxDocumentSize: Int? = ConversionOptions.defaultCouchDBMaxDocumentSize
   ) {
     self.mode = mode
     self.naming = naming
@@ -96,7 +100,11 @@ public struct ConversionOptions: Sendable, Equatable {
     self.updateBlobs = updateBlobs
     self.keepGoing = keepGoing
     self.strict = strict
+    self.couchDBMaxDocumentSize = couchDBMaxDocumentSize
   }
+
+  /// `couchDBMaxDocumentSize`'s default: CouchDB's own `max_document_size`.
+  public static let defaultCouchDBMaxDocumentSize: Int? = CouchDB.defaultMaxDocumentSize
 
   /// `upgradeInto`'s default, the property `--upgrade` puts new blobs in without `--into`.
   public static let defaultUpgradeInto = "attachments"

@@ -20,6 +20,9 @@ public struct ConversionStatistics: Sendable, Equatable, BitwiseCopyable {
   public var rows = 0
   /// Input bytes of rejected documents that were not saved (no `--rejects`): what was skipped.
   public var bytesSkipped = 0
+  /// Attachment bodies carried although their `md5-` digest could not check them (CouchDB's
+  /// digest of a body it stores compressed; each also a warning).
+  public var unverified = 0
 
   /// All counters at 0.
   public init() {}
@@ -36,5 +39,6 @@ public struct ConversionStatistics: Sendable, Equatable, BitwiseCopyable {
     bytesOut += other.bytesOut
     rows += other.rows
     bytesSkipped += other.bytesSkipped
+    unverified += other.unverified
   }
 }

@@ -18,6 +18,16 @@ enum Base64 {
     output.count += length
   }
 
+  /// How many bytes the base64 text of a JSON string token (quotes included) decodes to, read
+  /// from its length and padding without decoding it; nil when that is not a whole base64
+  /// text's (a length that is not a multiple of 4). A token with escapes is unescaped first.
+  static func decodedCount(stringToken token: UnsafeBufferPointer<UInt8>) -> Int? {
+    let text = JSONText.unescapedContent(token).map(Array.init) ?? JSONText.decodeString(token)
+    guard text.count % 4 == 0 else { return nil }
+    let padding = text.suffix(2).count { $0 == UInt8(ascii: "=") }
+    return text.count / 4 * 3 - padding
+  }
+
   /// Why a `data` string is not strict base64.
   enum Invalid: Error, Equatable {
     /// The length is not a multiple of 4.

@@ -24,6 +24,15 @@ struct BodyCarrier {
     /// A file of that name was already in the store with other bytes of the same size (its
     /// SHA-1 is `actual`, not its name's); it is left alone.
     case keptExistingOtherBytes(file: String, actual: AttachmentDigest)
+    /// Carried, but its `md5-` digest could not check the bytes: CouchDB labels a body it stores
+    /// compressed with the MD5 of its gzip stream, and no compression of the bytes gave it
+    /// (``CouchDB``). The bytes are named by their SHA-1 as any others.
+    case carriedUnverified
+    /// The entry's `encoding` is not gzip: what its bytes stand for cannot be read. It stays.
+    case encoded([UInt8])
+    /// The entry says `"encoding":"gzip"` and its bytes are the digest's, but they are not a
+    /// valid gzip stream (`reason`, zlib's).
+    case invalidGzip(reason: String)
     /// The system refused (the run ends).
     case failed(file: String, errno: SystemErrno)
   }
@@ -91,18 +100,22 @@ struct BodyCarrier {
   /// failing store (an error, and the failure that ends the run, returned). Returns whether the
   /// bytes are in the store.
   func storeInline(
-    data: UnsafeBufferPointer<UInt8>, digest: AttachmentDigest, place: String,
-    offset: StreamOffset, strict: Bool, problems: inout [Problem], stored: inout [String]
+    data: UnsafeBufferPointer<UInt8>, label: BodyLabel, place: String,
+    offset: StreamOffset, strict: Bool, problems: inout [Problem], workspace: inout BodyWorkspace
   ) -> (stored: Bool, failure: ConversionIOError?) {
-    let outcome = store(data: data, digest: digest, stored: &stored)
+    let outcome = store(data: data, label: label, workspace: &workspace)
     func problem(_ kind: ConversionDiagnostic.Kind, _ severity: ConversionDiagnostic.Severity) {
       problems.append(
         Problem(
           kind: kind, severity: severity, offset: offset,
-          message: Messages.body(outcome, place: place, digest: digest.description), pointer: ""))
+          message: Messages.body(outcome, place: place, digest: label.digest.description),
+          pointer: ""))
     }
     switch outcome {
     case .carried:
+      return (true, nil)
+    case .carriedUnverified:
+      problem(.unverified, strict ? .error : .warning)
       return (true, nil)
     case .keptExisting:
       problem(.lengthMismatch, strict ? .error : .warning)
@@ -146,22 +159,24 @@ struct BodyCarrier {
     return .carried
   }
 
-  /// Decodes a `data` string token into the store, checked against `digest`, and puts it in
+  /// Decodes a `data` string token into the store, checked against its label, and puts it in
   /// place under the SHA-1 of its bytes. Bytes that do not match, or invalid base64, store
-  /// nothing. The name of a file it makes is added to `stored`.
+  /// nothing. The name of a file it makes is added to the workspace's `stored`.
   func store(
-    data: UnsafeBufferPointer<UInt8>, digest: AttachmentDigest, stored: inout [String]
+    data: UnsafeBufferPointer<UInt8>, label: BodyLabel, workspace: inout BodyWorkspace
   ) -> Outcome {
     var body: PendingBody
     do {
-      body = try store.beginStoring(checking: digest.algorithm)
+      body = try store.beginStoring(checking: label.digest.algorithm)
     } catch {
       return .failed(file: store.directory, errno: error)
     }
     var writeFailure: SystemErrno? = nil
+    var head: [UInt8] = []
     do {
       try Base64.decode(stringToken: data) {
         (piece) throws(Base64.Invalid) in
+        if head.count < 2 { head += piece.prefix(2 - head.count) }
         guard writeFailure == nil else { return }
         do throws(SystemErrno) { try body.append(piece) } catch { writeFailure = error }
       }
@@ -169,27 +184,64 @@ struct BodyCarrier {
       return .invalidBase64
     }
     if let writeFailure { return .failed(file: store.directory, errno: writeFailure) }
-    let (sha1, checked) = body.hashes()
-    guard checked == digest.bytes else {
-      return .otherBytes(
-        file: nil, actual: AttachmentDigest(algorithm: digest.algorithm, hash: checked))
+    var (sha1, checked) = body.hashes()
+    let check = BodyCheck.check(
+      ownHash: checked, head: head, label: label, levels: &workspace.levels,
+      body: BodyCheck.replay(data: data))
+    switch check {
+    case .otherBytes(let actual):
+      return .otherBytes(file: nil, actual: actual)
+    case .unknownEncoding:
+      return .encoded(label.encoding ?? [])
+    case .verifiedStream:
+      // The bytes are the stream the server stores: the attachment is what it decodes to.
+      if let failure = storeDecoded(data: data, into: &body, sha1: &sha1) { return failure }
+    case .verified, .unverified:
+      break
     }
+    let carried: Outcome = check == .unverified ? .carriedUnverified : .carried
     let size = body.size
     let name = BlobStore.fileName(for: AttachmentDigest(algorithm: .sha1, hash: sha1))!
     do {
       switch try store.commit(body, as: name) {
       case .stored:
-        stored.append(name)
-        return .carried
+        workspace.stored.append(name)
+        return carried
       case .alreadyThere(let existing):
         guard existing == Int64(size) else {
           return .keptExisting(file: store.path(of: name), size: existing, newSize: size)
         }
-        return verifyExisting(name, sha1: sha1)
+        let outcome = verifyExisting(name, sha1: sha1)
+        return outcome == .carried ? carried : outcome
       }
     } catch {
       return .failed(file: store.path(of: name), errno: error)
     }
+  }
+
+  /// Replaces `body` with a new pending body holding what the gzip stream in a `data` string
+  /// token decodes to, and `sha1` with its SHA-1; or returns the outcome that keeps it out (not
+  /// a gzip stream, a failing store).
+  private func storeDecoded(
+    data: UnsafeBufferPointer<UInt8>, into body: inout PendingBody, sha1: inout [UInt8]
+  ) -> Outcome? {
+    do {
+      body = try store.beginStoring(checking: .sha1)
+    } catch {
+      return .failed(file: store.directory, errno: error)
+    }
+    do throws(DecompressionFailure<SystemErrno>) {
+      try BodyCheck.decodeStream(data: data) { (piece) throws(SystemErrno) in
+        try body.append(piece)
+      }
+    } catch {
+      switch error {
+      case .invalid(let invalid): return .invalidGzip(reason: invalid.reason)
+      case .sink(let errno): return .failed(file: store.directory, errno: errno)
+      }
+    }
+    sha1 = body.hashes().sha1
+    return nil
   }
 
   /// A file of the body's name and size is in the store already: whether it holds the body's

@@ -140,13 +140,12 @@ struct DocumentHandler: ~Copyable {
       return rejectDocument(document, error, text: text, view: view)
     } else {
       let mark = writesCanFail ? framer.documentMark(results) : nil
-      for problem in problems {
-        results.report(makeDiagnostic(problem, documentID: identifier(of: document, text), view))
-        results.statistics.warnings += 1
-      }
+      for problem in problems { reportWarning(problem, of: document, text: text, view: view) }
       framer.beginDocumentOutput(results: &results)
       if !writeProblems.isEmpty { writeProblems.removeAll(keepingCapacity: true) }
-      if !workspace.storedBodies.isEmpty { workspace.storedBodies.removeAll(keepingCapacity: true) }
+      if !workspace.bodies.stored.isEmpty {
+        workspace.bodies.stored.removeAll(keepingCapacity: true)
+      }
       let failure = writer.write(
         document, text: text, line: line, to: &results.output, statistics: &results.statistics,
         workspace: &workspace, problems: &writeProblems)
@@ -156,21 +155,30 @@ struct DocumentHandler: ~Copyable {
         framer.rollbackDocument(to: mark, results: &results)
         // Bodies it stored before the one that failed: a rejected document leaves nothing in
         // the store (they were not there before it; a file that was is never among them).
-        if let store { store.remove(workspace.storedBodies) }
+        if let store { store.remove(workspace.bodies.stored) }
         fatalFailure = failure
         let goesOn = rejectDocument(document, error, text: text, view: view)
         return goesOn && failure == nil
       }
       framer.endDocumentOutput(results: &results)
       for problem in writeProblems {
-        results.report(makeDiagnostic(problem, documentID: identifier(of: document, text), view))
-        results.statistics.warnings += 1
+        reportWarning(problem, of: document, text: text, view: view)
       }
     }
     workspace.hasDocumentPath = false
     framer.valueEnded(at: document.end, results: &results)
     if let drain, results.deliverableCount >= 1 << 20 { return drain(&results) }
     return true
+  }
+
+  /// Reports a warning of an accepted document, and counts it.
+  private mutating func reportWarning(
+    _ problem: Problem, of document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
+    view: InputView
+  ) {
+    results.report(makeDiagnostic(problem, documentID: identifier(of: document, text), view))
+    results.statistics.warnings += 1
+    if problem.kind == .unverified { results.statistics.unverified += 1 }
   }
 
   /// Rejects a document for `error`: alone, or with the array element that holds it, or, without

@@ -85,6 +85,45 @@ enum Messages {
       return "\(place) (\(digest)): \(file) is already in the blob store with other bytes"
         + " (\(actual.description)); it is kept as it is"
     case .failed(let file, let errno): return "\(place) (\(digest)): \(file): \(errno)"
+    case .carriedUnverified:
+      return "\(place) (\(digest)): its bytes could not be checked: CouchDB labels a body it"
+        + " stores compressed with the md5 of the gzip stream, and compressing them again (zlib,"
+        + " levels 1 to 9) does not give it; they are kept unverified, named by their SHA-1"
+    case .encoded(let encoding):
+      return
+        "\(place) (\(digest)): its bytes are encoded with \(ConversionDiagnostic.quoted(String(decoding: encoding, as: UTF8.self))),"
+        + " which is not gzip; they cannot be read and the entry is kept"
+    case .invalidGzip(let reason):
+      return "\(place) (\(digest)): \"encoding\" says gzip, but its \"data\" is not a gzip"
+        + " stream (\(reason))"
+    }
+  }
+
+  /// Why pull kept an entry whose name push makes.
+  static func entryKept(name: String, _ reason: EntryMirror.Unmatched) -> String {
+    let entry = "_attachments entry \(ConversionDiagnostic.quoted(name))"
+    switch reason {
+    case .namesNoPlace:
+      return "\(entry) has a name a push makes, but no blob has its digest; it is kept"
+    case .noBlob(let place):
+      return "\(entry) has a name a push makes, but no blob is at \(place); it is kept"
+    case .otherDigest(let place):
+      return "\(entry) does not mirror the blob at \(place): their digests differ (the attachment"
+        + " was replaced; --update-blobs puts the new one in the blob); it is kept"
+    case .otherLength(let place, let entryLength?, let blobLength?):
+      return "\(entry) has an md5- digest (CouchDB's), and its length (\(entryLength)) is not the"
+        + " blob's at \(place) (\(blobLength)), so it does not mirror it; it is kept"
+    case .otherLength(let place, nil, _):
+      return "\(entry) has an md5- digest (CouchDB's) and no length to compare with the blob's at"
+        + " \(place), so it cannot be told to mirror it; it is kept"
+    case .otherLength(let place, _, nil):
+      return "\(entry) has an md5- digest (CouchDB's), and the blob at \(place) has no length to"
+        + " compare with its own, so it cannot be told to mirror it; it is kept"
+    case .noDigest:
+      return "\(entry) has a name a push makes, but no digest to match a blob by; it is kept"
+    case .blobWithoutDigest(let place):
+      return "\(entry) has a name a push makes, but the blob at \(place) has no digest to match"
+        + " it by; it is kept"
     }
   }
 
@@ -292,8 +331,12 @@ enum Messages {
 
   static func documentTooLarge(bytes: Int) -> String {
     "the document push sends is \(bytes) bytes of JSON; Sync Gateway and Couchbase Server accept"
-      + " at most \(SyncGatewayLimits.documentBytes) bytes (20 MiB), CouchDB by default"
-      + " \(SyncGatewayLimits.couchDBDocumentBytes) bytes (max_document_size)"
+      + " at most \(SyncGatewayLimits.documentBytes) bytes (20 MiB)"
+  }
+
+  static func couchDBDocumentTooLarge(bytes: Int, limit: Int) -> String {
+    "CouchDB measures the document's body (attachments and _ members not counted) as \(bytes)"
+      + " bytes; its max_document_size is \(limit): it answers 413 document_too_large"
   }
 
   static func metadataTooLarge(bytes: Int) -> String {
@@ -315,6 +358,4 @@ enum SyncGatewayLimits {
   static let metadataBytes = 1024 * 1024
   /// The largest document Sync Gateway and Couchbase Server take: 20 MiB of JSON.
   static let documentBytes = 20 * 1024 * 1024
-  /// CouchDB's default `max_document_size`.
-  static let couchDBDocumentBytes = 8_000_000
 }

@@ -12,10 +12,14 @@ struct CheckWriter: DocumentWriter {
   /// they are.
   private let jsonpathNames: Bool
 
+  /// The CouchDB `max_document_size` measured against, nil for none.
+  private let couchDBLimit: Int?
+
   init(options: ConversionOptions, store: BlobStore?) {
     push = PushWriter(options: options, store: nil)
     self.store = store
     jsonpathNames = options.naming == .jsonpath
+    couchDBLimit = options.couchDBMaxDocumentSize
   }
 
   func findProblems(
@@ -315,6 +319,18 @@ struct CheckWriter: DocumentWriter {
         id: document.identifier, text: text, line: line, problem: "document-too-large",
         pointer: "", detail: Messages.documentTooLarge(bytes: documentSize),
         path: workspace.path, to: &output, statistics: &statistics)
+    }
+    // CouchDB's measure is never more than twice the compact text (a number counts at most one
+    // more than its digits), so most documents are passed without it.
+    if let limit = couchDBLimit, text.count > limit / 2 {
+      let size = CouchDB.documentSize(text)
+      if size > limit {
+        Self.appendFinding(
+          id: document.identifier, text: text, line: line,
+          problem: ConversionDiagnostic.Kind.couchDBDocumentTooLarge.rawValue, pointer: "",
+          detail: Messages.couchDBDocumentTooLarge(bytes: size, limit: limit),
+          path: workspace.path, to: &output, statistics: &statistics)
+      }
     }
     return nil
   }

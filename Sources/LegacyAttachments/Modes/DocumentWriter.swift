@@ -39,9 +39,9 @@ struct WriterWorkspace: ~Copyable {
   /// `.` (``hasDocumentPath``).
   var documentPath = ByteBuffer(capacity: 64)
   var hasDocumentPath = false
-  /// The files the document being written put in the blob store (names in it): taken out
-  /// again when something later in the document rejects it.
-  var storedBodies: [String] = []
+  /// What carrying bodies keeps: the files the document being written stored, the compression
+  /// level of the run's CouchDB.
+  var bodies = BodyWorkspace()
   /// `--upgrade`: the plan `findProblems` made for the document `write` converts next.
   var upgradePlan: UpgradeWriter.Plan? = nil
 

@@ -1,9 +1,11 @@
-/// `--pull` (SPEC.md, "Pull"): removes the `_attachments` entries that match a blob reference by
-/// digest, and `_attachments` itself when that leaves it empty.
+/// `--pull` (SPEC.md, "Pull"): removes the `_attachments` entries that mirror a blob reference
+/// (``EntryMirror``: by digest, or, for an entry CouchDB re-labelled `md5-`, by the place its
+/// name gives and its length), and `_attachments` itself when that leaves it empty.
 ///
-/// An entry that carries the attachment's bytes (`data`) is removed only when the blob it matches
-/// holds the same bytes; otherwise it stays, with a warning, since removing it would lose the only
-/// copy. A `data` that is not a string rejects the document.
+/// An entry that carries the attachment's bytes (`data`) is removed only when the blob it
+/// mirrors holds the same bytes; otherwise it stays, with a warning, since removing it would lose
+/// the only copy. A `data` that is not a string rejects the document. An entry with a name push
+/// makes that mirrors no blob stays, with a warning that says why.
 ///
 /// With `--blobs`, the bytes of an entry to be removed are saved in the store first, checked
 /// against its digest; then it is removed like any other.
@@ -24,51 +26,67 @@ struct PullWriter: DocumentWriter {
   }
 
   /// What pull does with one entry of `_attachments`.
-  private enum Fate {
-    /// It matches no blob: untouched.
+  private enum Fate: Equatable {
+    /// It mirrors no blob, and its name is a real attachment's: untouched.
     case unmatched
-    /// It matches a blob, and losing it loses nothing.
+    /// Its name is one push makes, but it mirrors no blob: kept, with a warning saying why.
+    case unmatchedSynthesized(EntryMirror.Unmatched)
+    /// It mirrors a blob, and losing it loses nothing.
     case removed
-    /// It matches a blob but carries bytes the blob does not: kept, with a warning.
+    /// It mirrors a blob but carries bytes the blob does not: kept, with a warning.
     case keptForItsBytes
-    /// It matches a blob and its `data` is not a string: the document is rejected.
+    /// It mirrors a blob and its `data` is not a string: the document is rejected.
     case invalidData
     /// With `--blobs`: its bytes are saved in the store, then it is removed.
     case stored
-    /// With `--blobs`: its bytes are encoded (gzip); it stays, with a warning.
-    case keptEncoded
   }
 
   private func fate(
-    of entry: LegacyEntry, _ matcher: DigestMatcher, blobs: UnsafeBufferPointer<BlobReference>,
+    of entry: LegacyEntry, in document: borrowing ScannedDocument, _ matcher: DigestMatcher,
     text: UnsafeBufferPointer<UInt8>
   ) -> Fate {
-    guard entry.isObject && entry.members.digestIsString else { return .unmatched }
-    guard matcher.matches(entry.members.digest) else {
-      // With --blobs, bytes that a blob holds under their SHA-1 match it whatever the entry's
-      // own digest says (CouchDB and PouchDB relabel attachments md5-).
-      guard carrier != nil, entry.members.data.isPresent, entry.members.dataKind == .string,
-        !entry.members.isEncoded, stringDigest(entry.members, text: text) != nil,
-        let sha1 = BodyCarrier.sha1Digest(
-          ofData: UnsafeBufferPointer(
-            rebasing: text[entry.members.data.start..<entry.members.data.end])),
-        blobs.contains(where: { blob in
+    let blobs = document.blobs.elements
+    // With --blobs, bytes that a blob holds under their SHA-1 mirror it whatever the entry's
+    // own digest says (CouchDB and PouchDB relabel attachments md5-).
+    let bytesMatch: (() -> Bool)? =
+      carrier == nil
+      ? nil
+      : {
+        guard entry.members.data.isPresent, entry.members.dataKind == .string,
+          stringDigest(entry.members, text: text) != nil,
+          let sha1 = BodyCarrier.sha1Digest(
+            ofData: UnsafeBufferPointer(
+              rebasing: text[entry.members.data.start..<entry.members.data.end]))
+        else { return false }
+        return blobs.contains { blob in
           blob.members.digestIsString
             && JSONText.decodeString(
               UnsafeBufferPointer(
                 rebasing: text[blob.members.digest.start..<blob.members.digest.end])) == sha1
-        })
-      else { return .unmatched }
-      return .stored
+        }
+      }
+    let mirror = EntryMirror.find(
+      entry, in: document, matcher: matcher, text: text, bytesMatch: bytesMatch)
+    if case .none(let unmatched) = mirror {
+      return unmatched.map { .unmatchedSynthesized($0) } ?? .unmatched
     }
     guard entry.members.data.isPresent else { return .removed }
     guard entry.members.dataKind == .string else { return .invalidData }
     if carrier != nil {
-      if entry.members.isEncoded { return .keptEncoded }
       // Bytes under a digest that names no hash cannot be checked: they stay where they are.
       return stringDigest(entry.members, text: text) == nil ? .keptForItsBytes : .stored
     }
-    return Self.blobHoldsSameData(entry, blobs, text: text) ? .removed : .keptForItsBytes
+    let safe: Bool
+    switch mirror {
+    case .place(let index):
+      let blob = blobs[index]
+      safe =
+        blob.members.data.isPresent && blob.members.dataKind == .string
+        && JSONText.decodedEqual(blob.members.data, entry.members.data, in: text)
+    default:
+      safe = Self.blobHoldsSameData(entry, blobs, text: text)
+    }
+    return safe ? .removed : .keptForItsBytes
   }
 
   /// Whether the document has entries pull would remove from: one `_attachments` object, and
@@ -81,39 +99,51 @@ struct PullWriter: DocumentWriter {
     in document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
     into problems: inout [Problem], workspace: inout WriterWorkspace
   ) {
-    guard Self.applies(to: document) else { return }
-    let entries = document.entries.elements
-    // Only an entry with bytes can be anything but removed or untouched.
-    guard entries.contains(where: { $0.members.data.isPresent }) else { return }
-    let blobs = document.blobs.elements
-    let matcher = DigestMatcher(text: text.baseAddress!, blobs: blobs)
-    for entry in entries where entry.members.data.isPresent {
-      switch fate(of: entry, matcher, blobs: blobs, text: text) {
+    guard document.attachments.isSingleObject, !document.entries.isEmpty else { return }
+    let matcher = DigestMatcher(text: text.baseAddress!, blobs: document.blobs.elements)
+    for entry in document.entries.elements {
+      // Only an entry with bytes or a name push makes can be anything but removed or
+      // untouched; the common entry is decided without decoding its name.
+      guard entry.members.data.isPresent || Self.mayBeSynthesized(entry.key, in: text) else {
+        continue
+      }
+      let name = {
+        String(
+          decoding: JSONText.decodeString(
+            UnsafeBufferPointer(rebasing: text[entry.key.start..<entry.key.end])), as: UTF8.self)
+      }
+      switch fate(of: entry, in: document, matcher, text: text) {
       case .unmatched, .removed, .stored:
         continue
-      case .keptEncoded:
-        problems.append(
-          Problem(
-            kind: .encodedKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
-            message: Messages.encodedKept(name: document.string(entry.key, in: text)),
-            pointer: ""))
-      case .invalidData:
-        problems.append(
-          Problem(
-            kind: .invalidData, severity: .error, offset: entry.keyOffset,
-            message: Messages.entryDataNotString(
-              name: document.string(entry.key, in: text), kind: entry.members.dataKind),
-            pointer: ""))
-      case .keptForItsBytes:
+      case .unmatchedSynthesized(let reason):
         // With --update-blobs, what is kept is known only while writing.
         guard !updatesBlobs else { continue }
         problems.append(
           Problem(
-            kind: .dataKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
-            message: Messages.entryDataKept(name: document.string(entry.key, in: text)),
+            kind: .entryKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
+            message: Messages.entryKept(name: name(), reason), pointer: ""))
+      case .invalidData:
+        problems.append(
+          Problem(
+            kind: .invalidData, severity: .error, offset: entry.keyOffset,
+            message: Messages.entryDataNotString(name: name(), kind: entry.members.dataKind),
             pointer: ""))
+      case .keptForItsBytes:
+        guard !updatesBlobs else { continue }
+        problems.append(
+          Problem(
+            kind: .dataKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
+            message: Messages.entryDataKept(name: name()), pointer: ""))
       }
     }
+  }
+
+  /// Whether an entry's key token may be a name push makes (`$…` or `blob_…`), by its first
+  /// characters: a cheap test before the name is decoded.
+  private static func mayBeSynthesized(_ key: Span, in text: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard key.count > 2 else { return false }
+    let first = text[key.start + 1]
+    return first == UInt8(ascii: "$") || first == UInt8(ascii: "b") || first == UInt8(ascii: "\\")
   }
 
   func write(
@@ -131,20 +161,19 @@ struct PullWriter: DocumentWriter {
       output.append(text)
       return nil
     }
-    let blobs = document.blobs.elements
-    let matcher = DigestMatcher(text: text.baseAddress!, blobs: blobs)
+    let matcher = DigestMatcher(text: text.baseAddress!, blobs: document.blobs.elements)
     workspace.removed.removeAll()
     for entry in document.entries.elements {
-      switch fate(of: entry, matcher, blobs: blobs, text: text) {
+      switch fate(of: entry, in: document, matcher, text: text) {
       case .removed:
         workspace.removed.push(entry.member)
       case .stored:
         let (removes, failure) = storeBytes(
-          of: entry, document, text: text, problems: &problems, stored: &workspace.storedBodies)
+          of: entry, document, text: text, problems: &problems, workspace: &workspace.bodies)
         if let failure { return failure }
         guard problems.allSatisfy({ $0.severity != .error }) else { return nil }
         if removes { workspace.removed.push(entry.member) }
-      case .unmatched, .keptForItsBytes, .invalidData, .keptEncoded:
+      case .unmatched, .unmatchedSynthesized, .keptForItsBytes, .invalidData:
         continue
       }
     }
@@ -178,15 +207,16 @@ struct PullWriter: DocumentWriter {
   /// it from going is in `problems`.
   private func storeBytes(
     of entry: LegacyEntry, _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
-    problems: inout [Problem], stored: inout [String]
-  ) -> (removes: Bool, failure: ConversionIOError?) {
+    problems: inout [Problem], workspace: inout BodyWorkspace
+  ) -> (stored: Bool, failure: ConversionIOError?) {
     let place =
       "_attachments entry " + ConversionDiagnostic.quoted(document.string(entry.key, in: text))
-    let (removes, failure) = carrier!.storeInline(
+    let label = BodyLabel(
+      digest: stringDigest(entry.members, text: text)!, members: entry.members, text: text)
+    return carrier!.storeInline(
       data: UnsafeBufferPointer(rebasing: text[entry.members.data.start..<entry.members.data.end]),
-      digest: stringDigest(entry.members, text: text)!, place: place, offset: entry.keyOffset,
-      strict: strict, problems: &problems, stored: &stored)
-    return (removes, failure)
+      label: label, place: place, offset: entry.keyOffset, strict: strict, problems: &problems,
+      workspace: &workspace)
   }
 
   // MARK: --update-blobs
@@ -194,17 +224,10 @@ struct PullWriter: DocumentWriter {
   /// The index of the blob at the place a synthesized name gives (`blob_/` and an RFC 6901
   /// pointer, or a `$` jsonpath), when one is there.
   private static func blobNamed(
-    _ name: [UInt8], in document: borrowing ScannedDocument
+    _ name: [UInt8], in document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>
   ) -> Int? {
-    let blobs = document.blobs.elements
-    if name.starts(with: "blob_/".utf8) {
-      let pointer = name.dropFirst(5)
-      return blobs.firstIndex { document.name($0.pointer).elementsEqual(pointer) }
-    }
-    if name.first == UInt8(ascii: "$") {
-      return blobs.firstIndex { document.name($0.name).elementsEqual(name) }
-    }
-    return nil
+    guard let place = NamedPlace(name: name) else { return nil }
+    return document.blobs.elements.firstIndex { place.holds(valueAt: $0.span.start, in: text) }
   }
 
   /// `blob_` and digits: Couchbase Lite 2.0's names, which name no place.
@@ -232,22 +255,37 @@ struct PullWriter: DocumentWriter {
       let name = JSONText.decodeString(
         UnsafeBufferPointer(rebasing: text[entry.key.start..<entry.key.end]))
       // Couchbase Lite 2.0's numbered names go whatever their digest; other entries need one.
-      guard entry.members.digestIsString || Self.isNumberedBlobName(name) else { continue }
       let quoted = ConversionDiagnostic.quoted(String(decoding: name, as: UTF8.self))
       let numbered = Self.isNumberedBlobName(name)
+      // Couchbase Lite 2.0's numbered names go whatever their digest; other entries need one.
       if numbered && !entry.members.data.isPresent {
         removed.append(entry.member)
         continue
       }
-      guard entry.members.digestIsString else { continue }
+      guard entry.members.digestIsString else {
+        if name.withUnsafeBufferPointer({ AttachmentNaming.isSynthesized($0) }) {
+          problems.append(
+            Problem(
+              kind: .entryKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
+              message: Messages.entryKept(name: String(decoding: name, as: UTF8.self), .noDigest),
+              pointer: ""))
+        }
+        continue
+      }
       let digest = JSONText.decodeString(
         UnsafeBufferPointer(rebasing: text[entry.members.digest.start..<entry.members.digest.end]))
       // A numbered entry with bytes names no place: it goes only as pull lets it (by digest).
       // A blob without a digest is not updated (Couchbase Lite leaves it too); the entry stays.
-      if !numbered, let index = Self.blobNamed(name, in: document),
+      if !numbered, let index = Self.blobNamed(name, in: document, text: text),
         document.blobs.elements[index].members.digestIsString
       {
-        guard digest.starts(with: "sha1-".utf8) else {
+        // CouchDB re-labels every digest md5-: with the blob's length, the entry mirrors it.
+        let mirrorsByPlace =
+          !digest.starts(with: "sha1-".utf8)
+          && EntryMirror.find(
+            entry, in: document, matcher: matcher, text: text, bytesMatch: nil
+          ).mirrors
+        guard digest.starts(with: "sha1-".utf8) || mirrorsByPlace else {
           problems.append(
             Problem(
               kind: .blobNotUpdated, severity: strict ? .error : .warning,
@@ -284,22 +322,24 @@ struct PullWriter: DocumentWriter {
             }
             let (removes, failure) = storeBytes(
               of: entry, document, text: text, problems: &problems,
-              stored: &workspace.storedBodies)
+              workspace: &workspace.bodies)
             if let failure { return failure }
             guard problems.allSatisfy({ $0.severity != .error }) else { return nil }
             if !removes { continue }
           } else if !(blob.members.data.isPresent && blob.members.dataKind == .string
             && blob.members.digestIsString
             && JSONText.decodedEqual(blob.members.data, entry.members.data, in: text)
-            && JSONText.decodedEqual(blob.members.digest, entry.members.digest, in: text))
+            && (mirrorsByPlace
+              || JSONText.decodedEqual(blob.members.digest, entry.members.digest, in: text)))
           {
             problems.append(dataKept())
             continue
           }
         }
         removed.append(entry.member)
-        if !(blob.members.digestIsString
-          && JSONText.decodedEqual(blob.members.digest, entry.members.digest, in: text))
+        if !mirrorsByPlace
+          && !(blob.members.digestIsString
+            && JSONText.decodedEqual(blob.members.digest, entry.members.digest, in: text))
         {
           updated[index] = entry
         }
@@ -309,7 +349,7 @@ struct PullWriter: DocumentWriter {
       // names one stays, that is said.
       let namesDigestlessBlob =
         !numbered
-        && Self.blobNamed(name, in: document).map {
+        && Self.blobNamed(name, in: document, text: text).map {
           !document.blobs.elements[$0].members.digestIsString
         } == true
       func notUpdated() {
@@ -320,12 +360,12 @@ struct PullWriter: DocumentWriter {
             message: Messages.blobWithoutDigestNotUpdated(name: quoted), pointer: ""))
       }
       // A name that gives no blob: matched by digest, as pull does.
-      switch fate(of: entry, matcher, blobs: blobs, text: text) {
+      switch fate(of: entry, in: document, matcher, text: text) {
       case .removed:
         removed.append(entry.member)
       case .stored:
         let (removes, failure) = storeBytes(
-          of: entry, document, text: text, problems: &problems, stored: &workspace.storedBodies)
+          of: entry, document, text: text, problems: &problems, workspace: &workspace.bodies)
         if let failure { return failure }
         guard problems.allSatisfy({ $0.severity != .error }) else { return nil }
         if removes { removed.append(entry.member) } else { notUpdated() }
@@ -336,8 +376,18 @@ struct PullWriter: DocumentWriter {
             kind: .dataKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
             message: Messages.entryDataKept(name: String(decoding: name, as: UTF8.self)),
             pointer: ""))
-      case .unmatched, .keptEncoded:
+      case .unmatched:
         notUpdated()
+      case .unmatchedSynthesized(let reason):
+        notUpdated()
+        // A name that gives a blob whose digest differs was taken above; what is left is said.
+        if !namesDigestlessBlob {
+          problems.append(
+            Problem(
+              kind: .entryKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
+              message: Messages.entryKept(name: String(decoding: name, as: UTF8.self), reason),
+              pointer: ""))
+        }
       case .invalidData:
         continue
       }
@@ -413,7 +463,7 @@ struct PullWriter: DocumentWriter {
     let matcher = DigestMatcher(text: text.baseAddress!, blobs: blobs)
     var removed = Set<Int>()
     for entry in document.entries.elements {
-      let fate = fate(of: entry, matcher, blobs: blobs, text: text)
+      let fate = fate(of: entry, in: document, matcher, text: text)
       // With --blobs, an entry whose bytes are stored goes too (the caller stores them).
       if fate == .removed || fate == .stored { removed.insert(entry.member.start) }
     }

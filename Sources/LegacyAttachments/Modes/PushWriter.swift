@@ -279,7 +279,10 @@ struct PushWriter: DocumentWriter {
   ) -> String? {
     let kind: ConversionDiagnostic.Kind
     switch outcome {
-    case .carried, .keptExisting, .keptExistingOtherBytes:
+    // Push reads bodies from files and checks inline ones by their own hash: what only storing
+    // an entry's `data` meets (pull, upgrade) does not come here.
+    case .carried, .keptExisting, .keptExistingOtherBytes, .carriedUnverified, .encoded,
+      .invalidGzip:
       return nil
     case .missing(let file):
       if stubs && missingBlobs == .stub { return file }

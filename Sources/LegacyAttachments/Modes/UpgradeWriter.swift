@@ -45,6 +45,9 @@ struct UpgradeWriter: DocumentWriter {
     var size: Int?
     /// The digest the blob has, for matching what is left.
     var finalDigest: [UInt8]
+    /// The entry's `data` is the gzip stream its `"encoding":"gzip"` says the server stores
+    /// (Sync Gateway): the blob holds what it decodes to.
+    var decodesStream = false
   }
 
   /// The plan for a document: each entry's fate, and what to report. Made once per document:
@@ -117,7 +120,9 @@ struct UpgradeWriter: DocumentWriter {
             : Messages.upgradeKeptSynthesized(name: name))
         continue
       }
-      if entry.members.isEncoded || entry.members.follows {
+      // Bytes in a MIME part are not at hand; a stub's digest with `encoding` is of the bytes
+      // as the server stores them, which is no blob's.
+      if entry.members.follows || (entry.members.isEncoded && data == nil) {
         stays(Messages.upgradeKeptEncoded(name: name, follows: entry.members.follows))
         continue
       }
@@ -128,7 +133,10 @@ struct UpgradeWriter: DocumentWriter {
           stays(Messages.upgradeKeptUnknownDigest(name: name))
           continue
         }
-        guard let checked = Self.check(data: data, digest: digest) else {
+        let label = BodyLabel(digest: digest, members: entry.members, text: text)
+        guard
+          let checked = Self.check(data: data, label: label, levels: &workspace.bodies.levels)
+        else {
           plan.problems.append(
             Problem(
               kind: .invalidData, severity: .error, offset: entry.keyOffset,
@@ -138,16 +146,43 @@ struct UpgradeWriter: DocumentWriter {
           plan.fates.append(.kept)
           continue
         }
-        guard checked.matches else {
+        let place = "_attachments entry " + ConversionDiagnostic.quoted(name)
+        switch checked.check {
+        case .otherBytes(let actual):
           plan.problems.append(
             Problem(
               kind: .dataMismatch, severity: .error, offset: entry.keyOffset,
               message: Messages.body(
-                .otherBytes(file: nil, actual: checked.actual),
-                place: "_attachments entry " + ConversionDiagnostic.quoted(name),
+                .otherBytes(file: nil, actual: actual), place: place,
                 digest: digest.description), pointer: ""))
           plan.fates.append(.kept)
           continue
+        case .unknownEncoding:
+          stays(
+            Messages.body(
+              .encoded(label.encoding ?? []), place: place, digest: digest.description))
+          continue
+        case .unverified where carrier == nil:
+          // With --blobs, storing the bytes says so.
+          plan.problems.append(
+            Problem(
+              kind: .unverified, severity: strict ? .error : .warning, offset: entry.keyOffset,
+              message: Messages.body(.carriedUnverified, place: place, digest: digest.description),
+              pointer: ""))
+        case .verifiedStream:
+          guard checked.streamIsValid else {
+            plan.problems.append(
+              Problem(
+                kind: .invalidData, severity: .error, offset: entry.keyOffset,
+                message: Messages.body(
+                  .invalidGzip(reason: checked.streamFailure ?? ""), place: place,
+                  digest: digest.description), pointer: ""))
+            plan.fates.append(.kept)
+            continue
+          }
+          upgrade.decodesStream = true
+        case .verified, .unverified:
+          break
         }
         // A length that is not the bytes' size: push --blobs would refuse it; so does upgrade.
         if entry.members.length.isPresent,
@@ -169,7 +204,7 @@ struct UpgradeWriter: DocumentWriter {
           continue
         }
         upgrade.size = checked.size
-        if digest.algorithm == .md5 {
+        if digest.algorithm == .md5 || upgrade.decodesStream {
           let sha1 = AttachmentDigest(algorithm: .sha1, hash: checked.sha1).description
           upgrade.digest = sha1
           upgrade.finalDigest = Array(sha1.utf8)
@@ -241,15 +276,28 @@ struct UpgradeWriter: DocumentWriter {
 
   private func options() -> String { String(decoding: into, as: UTF8.self) }
 
-  /// Decodes inline `data` and checks it: whether it matches `digest`, its SHA-1 and size.
-  private static func check(data: UnsafeBufferPointer<UInt8>, digest: AttachmentDigest)
-    -> (matches: Bool, actual: AttachmentDigest, sha1: [UInt8], size: Int)?
-  {
+  /// What checking inline `data` found: how it stands to its label, and the SHA-1 and size of
+  /// the attachment's bytes (what a gzip stream decodes to, for ``BodyCheck/verifiedStream``).
+  struct Checked {
+    var check: BodyCheck
+    var sha1: [UInt8]
+    var size: Int
+    /// For a stream: why it does not decode (zlib's reason), nil when it does.
+    var streamFailure: String? = nil
+    var streamIsValid: Bool { streamFailure == nil }
+  }
+
+  /// Decodes inline `data` and checks it against its label; nil when it is not base64.
+  private static func check(
+    data: UnsafeBufferPointer<UInt8>, label: BodyLabel, levels: inout CompressionLevelGuess
+  ) -> Checked? {
     var sha1 = Hasher(.sha1)
-    var own = digest.algorithm == .sha1 ? nil : Hasher(digest.algorithm)
+    var own = label.digest.algorithm == .sha1 ? nil : Hasher(label.digest.algorithm)
     var size = 0
+    var head: [UInt8] = []
     do {
       try Base64.decode(stringToken: data) {
+        if head.count < 2 { head += $0.prefix(2 - head.count) }
         sha1.update($0)
         own?.update($0)
         size += $0.count
@@ -257,12 +305,25 @@ struct UpgradeWriter: DocumentWriter {
     } catch {
       return nil
     }
-    let sha1Hash = sha1.finish()
+    var sha1Hash = sha1.finish()
     let ownHash = own.take()?.finish() ?? sha1Hash
-    return (
-      ownHash == digest.bytes, AttachmentDigest(algorithm: digest.algorithm, hash: ownHash),
-      sha1Hash, size
-    )
+    let check = BodyCheck.check(
+      ownHash: ownHash, head: head, label: label, levels: &levels,
+      body: BodyCheck.replay(data: data))
+    guard check == .verifiedStream else { return Checked(check: check, sha1: sha1Hash, size: size) }
+    var decoded = Hasher(.sha1)
+    size = 0
+    do throws(DecompressionFailure<Never>) {
+      try BodyCheck.decodeStream(data: data) { (piece) throws(Never) in
+        decoded.update(piece)
+        size += piece.count
+      }
+    } catch {
+      guard case .invalid(let invalid) = error else { return nil }
+      return Checked(check: check, sha1: sha1Hash, size: size, streamFailure: invalid.reason)
+    }
+    sha1Hash = decoded.finish()
+    return Checked(check: check, sha1: sha1Hash, size: size)
   }
 
   func findProblems(
@@ -309,7 +370,7 @@ struct UpgradeWriter: DocumentWriter {
         // file under their name, the entry stays with them.
         if carrier != nil, entry.members.data.isPresent, entry.members.dataKind == .string {
           let (stored, failure) = storeInline(
-            entry, document, text: text, problems: &problems, stored: &workspace.storedBodies)
+            entry, document, text: text, problems: &problems, workspace: &workspace.bodies)
           if let failure { return failure }
           guard problems.allSatisfy({ $0.severity != .error }) else { return nil }
           if !stored { continue }
@@ -322,7 +383,7 @@ struct UpgradeWriter: DocumentWriter {
         var stored = false
         if carrier != nil, entry.members.data.isPresent {
           let result = storeInline(
-            entry, document, text: text, problems: &problems, stored: &workspace.storedBodies)
+            entry, document, text: text, problems: &problems, workspace: &workspace.bodies)
           if let failure = result.failure { return failure }
           guard problems.allSatisfy({ $0.severity != .error }) else { return nil }
           stored = result.stored
@@ -368,7 +429,7 @@ struct UpgradeWriter: DocumentWriter {
   /// failure of the store that ends the run; what rejects the document is in `problems`.
   private func storeInline(
     _ entry: LegacyEntry, _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
-    problems: inout [Problem], stored: inout [String]
+    problems: inout [Problem], workspace: inout BodyWorkspace
   ) -> (stored: Bool, failure: ConversionIOError?) {
     let digestText = JSONText.decodeString(
       UnsafeBufferPointer(rebasing: text[entry.members.digest.start..<entry.members.digest.end]))
@@ -376,15 +437,22 @@ struct UpgradeWriter: DocumentWriter {
     else { return (false, nil) }
     return carrier.storeInline(
       data: UnsafeBufferPointer(rebasing: text[entry.members.data.start..<entry.members.data.end]),
-      digest: digest,
+      label: BodyLabel(digest: digest, members: entry.members, text: text),
       place: "_attachments entry "
         + ConversionDiagnostic.quoted(document.string(entry.key, in: text)),
-      offset: entry.keyOffset, strict: strict, problems: &problems, stored: &stored)
+      offset: entry.keyOffset, strict: strict, problems: &problems, workspace: &workspace)
   }
 
-  /// `"NAME":{"@type":"blob",…}` for an entry: its members in order but `stub`, `revpos`,
-  /// `follows` (and `@type`, and `data` when it went into the store), the digest replaced when
-  /// re-hashed, and `length` added when the bytes are at hand and it had none.
+  /// The members of an entry a blob does not take: how the entry stood in `_attachments`
+  /// (`stub`, `revpos`, `follows`), and how the server stores the bytes (`encoding`,
+  /// `encoded_length`: the blob holds the bytes themselves).
+  private static let leftOut = ["stub", "revpos", "follows", "@type", "encoding", "encoded_length"]
+    .map { Array($0.utf8) }
+
+  /// `"NAME":{"@type":"blob",…}` for an entry: its members in order but those ``leftOut`` (and
+  /// `data` when it went into the store), the digest replaced when re-hashed, `data` decoded
+  /// when it was the server's gzip stream, and `length` added when the bytes are at hand and it
+  /// had none.
   private func appendBlob(
     _ entry: LegacyEntry, upgrade: Upgrade, dropsData: Bool, text: UnsafeBufferPointer<UInt8>,
     to output: inout ByteBuffer
@@ -393,12 +461,23 @@ struct UpgradeWriter: DocumentWriter {
     output.append(":{\"@type\":\"blob\"")
     for member in CompactObject.members(entry.value, in: text) {
       let key = member.key
-      if CompactObject.key(key, in: text, is: Array("stub".utf8))
-        || CompactObject.key(key, in: text, is: Array("revpos".utf8))
-        || CompactObject.key(key, in: text, is: Array("follows".utf8))
-        || CompactObject.key(key, in: text, is: Array("@type".utf8))
+      if Self.leftOut.contains(where: { CompactObject.key(key, in: text, is: $0) })
         || (dropsData && member.value == entry.members.data)
       {
+        continue
+      }
+      if upgrade.decodesStream && member.value == entry.members.data {
+        // The blob holds the bytes themselves, not the server's gzip stream of them.
+        output.append(",")
+        output.append(UnsafeBufferPointer(rebasing: text[key.start..<key.end]))
+        output.append(":\"")
+        var encoder = Base64Encoder()
+        let data = UnsafeBufferPointer(rebasing: text[member.value.start..<member.value.end])
+        try? BodyCheck.decodeStream(data: data) { (piece) throws(Never) in
+          encoder.append(piece, to: &output)
+        }
+        encoder.finish(to: &output)
+        output.append(UInt8(ascii: "\""))
         continue
       }
       output.append(UInt8(ascii: ","))

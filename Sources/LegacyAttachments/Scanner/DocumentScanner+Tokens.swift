@@ -271,7 +271,7 @@ extension DocumentScanner {
       parent.pointee.members.dataKind = kind
       if movesBlobData && parent.pointee.role == .candidate { exclusions.push(member) }
     case .encoding:
-      parent.pointee.members.isEncoded = true
+      parent.pointee.members.encoding = value
     case .follows:
       parent.pointee.members.follows = kind == .boolean && value.count == 4
     case .into:

@@ -92,10 +92,14 @@ struct AttachmentMembers: BitwiseCopyable {
   /// Entries: whether it has a `stub` member at all (`true` or not).
   var hasStub = false
   var revpos: Span = .none
-  /// Entries, with `--blobs` or `--upgrade`: whether an `encoding` member (gzip) says the bytes
-  /// are encoded, and whether `follows` says they come in a MIME part.
-  var isEncoded = false
+  /// Entries, with `--check`, `--blobs` or `--upgrade`: the last `encoding` member's value
+  /// (`"gzip"`: the server stores the bytes compressed), and whether `follows` says they come in
+  /// a MIME part.
+  var encoding: Span = .none
   var follows = false
+
+  /// Whether the entry has an `encoding` member.
+  var isEncoded: Bool { encoding.isPresent }
 
 }
 

@@ -28,6 +28,42 @@ enum CompactObject {
     return members
   }
 
+  /// Where a child sits in its container: an object member's key token, or an array index.
+  enum Position {
+    case key(Span)
+    case index(Int)
+  }
+
+  /// The member or element of the object or array `container` (a value of `text`) whose value
+  /// holds the offset `offset`, or nil when none does (a scalar, or `offset` outside).
+  static func child(
+    of container: Span, holding offset: Int, in text: UnsafeBufferPointer<UInt8>
+  ) -> (position: Position, value: Span)? {
+    guard container.start < offset, offset < container.end else { return nil }
+    let isObject = text[container.start] == UInt8(ascii: "{")
+    guard isObject || text[container.start] == UInt8(ascii: "[") else { return nil }
+    var index = container.start + 1
+    var element = 0
+    let end = container.end - 1
+    while index < end {
+      var key = Span.none
+      if isObject {
+        let keyStart = index
+        index = stringEnd(from: index, in: text)
+        key = Span(start: keyStart, end: index)
+        index += 1  // the colon
+      }
+      let value = Span(start: index, end: valueEnd(from: index, in: text))
+      if value.start <= offset && offset < value.end {
+        return (isObject ? .key(key) : .index(element), value)
+      }
+      index = value.end
+      if index < end && text[index] == UInt8(ascii: ",") { index += 1 }
+      element += 1
+    }
+    return nil
+  }
+
   /// Just past the string token that starts at `start`.
   private static func stringEnd(from start: Int, in text: UnsafeBufferPointer<UInt8>) -> Int {
     var index = start + 1
@@ -71,6 +107,14 @@ enum CompactObject {
       }
       return index
     }
+  }
+
+  /// The value of the last member named `name` of the object `object`, or nil.
+  static func member(_ name: StaticString, of object: Span, in text: UnsafeBufferPointer<UInt8>)
+    -> Span?
+  {
+    let wanted = Array(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+    return members(object, in: text).last { key($0.key, in: text, is: wanted) }?.value
   }
 
   /// Whether the key token `key` decodes to `name` (decoded bytes).

@@ -41,8 +41,11 @@ extension DocumentGenerator {
     case 35..<60:  // Inline bytes with their SHA-1.
       digest = sha1
       data = .string(string(String(decoding: body, as: UTF8.self)))
-    case 60..<72:  // CouchDB or PouchDB: inline bytes under their MD5.
+    case 60..<67:  // CouchDB or PouchDB: inline bytes under their MD5.
       digest = md5
+      data = .string(string(String(decoding: body, as: UTF8.self)))
+    case 67..<72:  // CouchDB stored them compressed: the MD5 of its gzip stream of them.
+      digest = String(decoding: known.couchDBGzipMD5, as: UTF8.self)
       data = .string(string(String(decoding: body, as: UTF8.self)))
     case 72..<80:  // A CouchDB stub: an MD5, the bytes not at hand.
       digest = random.percent(80) ? md5 : "md5-not-base64"
@@ -123,10 +126,27 @@ extension DocumentGenerator {
       members.append(RawMember(key: key(placeName), value: blob))
       if random.percent(70) {
         let name = random.percent(50) ? "$." + placeName : "blob_/" + placeName
+        // As it comes back from CouchDB, too: the digest re-labelled md5- (of the body, or of
+        // the gzip stream CouchDB stored), mirroring the blob by its name and length.
+        let couchDB = random.percent(30)
+        let body = KnownBodies.table.values.first { $0.sha1 == Array(digest.utf8) }!
         var mirror = [
-          RawMember(key: key("digest"), value: .string(string(digest))),
+          RawMember(
+            key: key("digest"),
+            value: .string(
+              string(
+                couchDB
+                  ? String(
+                    decoding: random.percent(50) ? body.md5 : body.couchDBGzipMD5, as: UTF8.self)
+                  : digest))),
           RawMember(key: key("stub"), value: .scalar(Array("true".utf8))),
         ]
+        if couchDB && random.percent(80) {
+          mirror.append(
+            RawMember(
+              key: key("length"),
+              value: .scalar(Array(String(random.percent(85) ? body.size : 7).utf8))))
+        }
         if let data, random.percent(50) {
           mirror.append(RawMember(key: key("data"), value: .string(string(data))))
         }

@@ -1,3 +1,4 @@
+import Foundation
 @_spi(Testing) import LegacyAttachments
 import TestSupport
 
@@ -29,6 +30,11 @@ enum ModelRejection: Error, Equatable {
   case dataMismatch
   /// Pull `--update-blobs` with `strict`: an entry names a blob, but its digest is not `sha1-`.
   case blobNotUpdated
+  /// Pull with `strict`: an entry with a synthesized name mirrors no blob (a warning).
+  case entryKept
+  /// Upgrade with `strict`: CouchDB's md5- of a body it may have compressed, which no form of
+  /// the bytes gives (a warning).
+  case unverified
   /// Upgrade: inline bytes whose size is not the entry's `length`.
   case lengthMismatch
 
@@ -48,6 +54,8 @@ enum ModelRejection: Error, Equatable {
     case .dataMismatch: .dataMismatch
     case .blobNotUpdated: .blobNotUpdated
     case .lengthMismatch: .lengthMismatch
+    case .entryKept: .entryKept
+    case .unverified: .unverified
     }
   }
 }
@@ -257,22 +265,26 @@ enum ReferenceModel {
   {
     var members = topLevel
     var warnings = 0
-    let digests = Set(blobs.compactMap(\.digest))
+    func warn(_ kind: ModelRejection) throws(ModelRejection) {
+      if strict { throw kind }
+      warnings += 1
+    }
     if let attachmentsIndex = members.firstIndex(where: { $0.key.equals(attachmentsKey) }),
       let entries = members[attachmentsIndex].value.members
     {
       var kept: [RawMember] = []
       for entry in entries {
-        guard let digest = digest(of: entry.value), digests.contains(digest) else {
+        let mirror = mirror(entry, blobs: blobs)
+        if case .none(let synthesized) = mirror {
+          if synthesized { try warn(.entryKept) }
           kept.append(entry)
           continue
         }
         if let data = entry.value.members?.last(where: { $0.key.equals(dataKey) })?.value {
-          // The entry carries the bytes: it goes only when a blob with its digest has them too.
+          // The entry carries the bytes: it goes only when the blob it mirrors has them too.
           guard let bytes = data.string?.value else { throw .invalidData }
-          if !blobs.contains(where: { $0.digest == digest && $0.data == bytes }) {
-            if strict { throw .dataKept }
-            warnings += 1
+          if !mirror.blobHolds(bytes, entry: entry, blobs: blobs) {
+            try warn(.dataKept)
             kept.append(entry)
           }
         }
@@ -284,6 +296,58 @@ enum ReferenceModel {
       }
     }
     return ModelOutput(bytes: RawJSON.object(members).serialized(), warnings: warnings)
+  }
+
+  /// Which blob an entry stands for (SPEC.md pull rule 1, and "Running peers": CouchDB
+  /// re-labels digests md5-, so an entry with a synthesized name, an md5- digest and the length
+  /// of the blob at the place its name gives stands for that blob).
+  enum Mirror: Equatable {
+    case digest([UInt8])
+    case place(Int)
+    /// None; whether the entry's name is a synthesized one (a warning).
+    case none(synthesized: Bool)
+
+    /// Whether the blob mirrored holds `bytes` as its `data`.
+    func blobHolds(_ bytes: [UInt8], entry: RawMember, blobs: [BlobReference]) -> Bool {
+      switch self {
+      case .digest(let digest): blobs.contains { $0.digest == digest && $0.data == bytes }
+      case .place(let index): blobs[index].data == bytes
+      case .none: false
+      }
+    }
+  }
+
+  static func mirror(_ entry: RawMember, blobs: [BlobReference]) -> Mirror {
+    guard let entryMembers = entry.value.members else { return .none(synthesized: false) }
+    let digest = digest(of: entry.value)
+    if let digest, blobs.contains(where: { $0.digest == digest }) { return .digest(digest) }
+    let synthesized = isSynthesizedName(entry.key.value)
+    guard synthesized, let digest, digest.starts(with: "md5-".utf8),
+      let index = blob(named: entry.key.value, in: blobs), blobs[index].digest != nil,
+      let blobLength = wholeNumber(blobs[index].members.last { $0.key.equals(lengthKey) }?.value),
+      let entryLength = entryMembers.last(where: { $0.key.equals(lengthKey) }).map({
+        wholeNumber($0.value)
+      }) ?? dataSize(entryMembers.last { $0.key.equals(dataKey) }?.value),
+      blobLength == entryLength
+    else { return .none(synthesized: synthesized) }
+    return .place(index)
+  }
+
+  /// A scalar's value when it is a whole number ≥ 0 (`4`, `4.0`, `4e0`).
+  static func wholeNumber(_ value: RawJSON?) -> Int? {
+    guard case .scalar(let literal)? = value,
+      var number = Decimal(string: String(decoding: literal, as: UTF8.self)), number >= 0
+    else { return nil }
+    var whole = Decimal()
+    NSDecimalRound(&whole, &number, 0, .plain)
+    guard whole == number else { return nil }
+    return NSDecimalNumber(decimal: number).intValue
+  }
+
+  /// The size a base64 `data` string stands for, by its length and padding.
+  static func dataSize(_ value: RawJSON?) -> Int? {
+    guard let text = value?.string?.value, text.count % 4 == 0 else { return nil }
+    return text.count / 4 * 3 - text.suffix(2).filter { $0 == UInt8(ascii: "=") }.count
   }
 
   // MARK: Shared
