@@ -23,6 +23,47 @@ struct BadInputTests {
       status: 1)
   }
 
+  @Test(
+    "an input that is not JSON at all says what it is: multipart, HTTP headers, compressed, HTML",
+    arguments: [
+      (
+        Array("--77645f38\r\nContent-Type: application/json\r\n\r\n{}\r\n--77645f38--".utf8),
+        "1:1",
+        "not JSON: the input is a MIME multipart body (its first line is the boundary"
+          + " --77645f38); ask the server for JSON (curl -H 'Accept: application/json')"
+      ),
+      (
+        Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{}".utf8), "1:1",
+        "not JSON: the input starts with an HTTP response's headers (curl -i?); leave them out"
+      ),
+      (
+        [0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03], "1:1",
+        "not JSON: the input is gzip-compressed; decompress it first (zcat, or curl --compressed)"
+      ),
+      (
+        Array("BZh91AY&SY".utf8), "1:1",
+        "not JSON: the input is bzip2-compressed; decompress it first (bzcat)"
+      ),
+      (
+        [0xEF, 0xBB, 0xBF] + Array("\n <!DOCTYPE html>\n<html>".utf8), "2:2",
+        "not JSON: the input is an HTML page (an error or login page? check the URL and the"
+          + " credentials)"
+      ),
+      // A line that only looks like a boundary is JSON's problem.
+      (
+        Array("--\n".utf8), "1:1",
+        "malformed JSON: malformed number, a digit is required after the minus sign"
+      ),
+    ])
+  func notJSON(input: [UInt8], position: String, message: String) throws {
+    expectRun(
+      try CLI.run(["--pull"], stdin: input), stdout: "",
+      stderr: "cbl-attachments: <stdin>:\(position): error: \(message)\n", status: 1)
+    // Only an input's first value is looked at: the same bytes later are malformed JSON.
+    let later = try CLI.run(["--pull"], stdin: Array("{}\n".utf8) + input)
+    #expect(later.status == 1 && !later.stderr.contains("not JSON"), "\(later)")
+  }
+
   @Test("malformed JSON on standard input is reported as <stdin>")
   func malformedOnStdin() throws {
     let result = try CLI.run(["--pull"], stdin: Array("{\"a\":1}\n  {\"b\" 2}\n".utf8))

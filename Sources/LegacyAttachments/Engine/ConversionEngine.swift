@@ -442,7 +442,8 @@ final class ConversionEngine {
     let status = length > 0 ? parser.parse(chunk, count: length) : .ok
     if status == .ok, let invalid {
       let offset = parsePosition + invalid
-      malformed(at: offset, message: Messages.invalidUTF8(byte: view[offset]))
+      malformed(
+        at: offset, message: describingInput(Messages.invalidUTF8(byte: view[offset]), at: offset))
       return
     }
     switch status {
@@ -482,8 +483,24 @@ final class ConversionEngine {
         offset = view.firstBadStringByte(from: offset)
       }
       if view.hasByteOrderMark(at: offset) { message = Messages.byteOrderMarkInside }
-      malformed(at: offset, message: message)
+      malformed(at: offset, message: describingInput(message, at: offset))
     }
+  }
+
+  /// `message`, or, when `offset` is where the input's first value starts and the input looks
+  /// like something else than JSON (``InputSniffer``: a multipart body, HTTP headers, a
+  /// compressed stream, an HTML page), what it is and what to do.
+  private func describingInput(_ message: String, at offset: StreamOffset) -> String {
+    let view = window.view
+    // Only an input whose start is still held (the first batch of one) can tell.
+    guard view.start == .zero, offset < view.end else { return message }
+    let before = view.bytes(from: .zero, to: offset)
+    let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+    let leading = before.starts(with: bom) ? before.dropFirst(3) : before[...]
+    guard leading.allSatisfy(JSONText.isWhitespace) else { return message }
+    let first = view.bytes(from: offset, to: min(view.end, offset + 80))
+    guard let kind = InputSniffer.kind(of: first) else { return message }
+    return Messages.notJSON(kind)
   }
 
   // MARK: Malformed input

@@ -87,8 +87,8 @@ enum Messages {
     case .failed(let file, let errno): return "\(place) (\(digest)): \(file): \(errno)"
     case .carriedUnverified:
       return "\(place) (\(digest)): its bytes could not be checked: CouchDB labels a body it"
-        + " stores compressed with the md5 of the gzip stream, and compressing them again (zlib,"
-        + " levels 1 to 9) does not give it; they are kept unverified, named by their SHA-1"
+        + " stores compressed with the md5 of the gzip stream, and compressing them again as CouchDB"
+        + " does (zlib, gzip) does not give it; they are kept unverified, named by their SHA-1"
     case .encoded(let encoding):
       return
         "\(place) (\(digest)): its bytes are encoded with \(ConversionDiagnostic.quoted(String(decoding: encoding, as: UTF8.self))),"
@@ -273,6 +273,25 @@ enum Messages {
       return "malformed JSON: a comment (JSON has none)"
     case "client cancelled parse": return "malformed JSON"
     default: return "malformed JSON: " + text
+    }
+  }
+
+  /// The error at an input's first byte when the input is something else than JSON.
+  static func notJSON(_ kind: InputSniffer.Kind) -> String {
+    switch kind {
+    case .multipart(let boundary):
+      return "not JSON: the input is a MIME multipart body (its first line is the boundary"
+        + " --\(boundary)); ask the server for JSON (curl -H 'Accept: application/json')"
+    case .httpResponse:
+      return "not JSON: the input starts with an HTTP response's headers (curl -i?); leave them out"
+    case .compressed(let format):
+      let tool =
+        ["gzip": "zcat, or curl --compressed", "bzip2": "bzcat", "xz": "xzcat", "zstd": "zstdcat"][
+          format] ?? "unzip -p"
+      return "not JSON: the input is \(format)-compressed; decompress it first (\(tool))"
+    case .html:
+      return "not JSON: the input is an HTML page (an error or login page? check the URL and the"
+        + " credentials)"
     }
   }
 
