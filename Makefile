@@ -9,7 +9,8 @@ STATIC_BIN = .build/static/release/cbl-attachments
 VERSION = $(shell sed -n 's/.*static let current = "\(.*\)"/\1/p' Sources/LegacyAttachments/API/Version.swift)
 DIST = cbl-attachments-$(VERSION)-linux-$(shell uname -m)
 
-.PHONY: demo test build release static install dist check-binary check-client deps bench fuzz format clean
+.PHONY: demo test build release static install dist check-binary check-client deps bench fuzz format clean \
+  interop
 
 deps:
 	@scripts/ensure-deps.sh
@@ -34,6 +35,12 @@ test: deps
 	$(SWIFT) test -c release --disable-testable-imports --disable-xctest \
 	  --filter 'ConformanceTests|CLITests'
 	examples/run-all.sh $(RELEASE_BIN)
+
+## The interop suite against a real CouchDB 3.5 (../shared/peers/couchdb; Interop/README.md):
+## loads, reads back, pulls and compares, with default settings and compression_level = 0. Without
+## the peer it says so and succeeds.
+interop: release
+	Interop/run-couchdb.sh $(RELEASE_BIN)
 
 static: deps
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build/static \

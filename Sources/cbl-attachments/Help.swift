@@ -18,7 +18,7 @@ let helpEnding = """
     curl -sS 'http://sg:4985/db/_changes?include_docs=true' \\
       | cbl-attachments --pull --format changes
     cbl-attachments --push --naming litecore --bulk-docs 500 dump.ndjson \\
-      | parallel --pipe -N1 curl -sS -H 'Content-Type: application/json' \\
+      | parallel --pipe -N1 --block 64M -q curl -sS -H 'Content-Type: application/json' \\
           --data-binary @- http://sg:4985/db/_bulk_docs
     cbl-attachments --list dump.ndjson | jq -s 'group_by(.digest) | map(select(length > 1))'
 

@@ -73,9 +73,11 @@ struct Run {
       rejects = FileDescriptorSink(descriptor, name: path)
     }
     if let blobs = invocation.options.blobs {
-      // The store is checked before any input is read (pull may make its last level).
+      // The store is checked before any input is read (pull and upgrade, which store bodies,
+      // may make its last level).
       do {
-        try BlobStoreOptions.check(blobs, creating: invocation.options.mode == .pull)
+        try BlobStoreOptions.check(
+          blobs, creating: invocation.options.mode == .pull || invocation.options.mode == .upgrade)
       } catch {
         printError("\(program): \(error)")
         return 2

@@ -223,8 +223,8 @@ struct CLIInspectionTests {
   // MARK: --check
 
   private static let problems = """
-    {"_id":"ok","v":{"@type":"blob","digest":"d","length":20971520},"_attachments":{"l":{"digest":"e","length":20971520,"stub":true,"revpos":1}}}
-    {"_id":"big","v/w":{"@type":"blob","digest":"d","length":20971521},"_attachments":{"x~y":{"digest":"e","length":2.5e7,"stub":true,"revpos":2}}}
+    {"_id":"ok","_rev":"1-a","v":{"@type":"blob","digest":"d","length":20971520},"_attachments":{"l":{"digest":"e","length":20971520,"stub":true,"revpos":1}}}
+    {"_id":"big","_rev":"2-b","v/w":{"@type":"blob","digest":"d","length":20971521},"_attachments":{"x~y":{"digest":"e","length":2.5e7,"stub":true,"revpos":2}}}
     {"_id":"nod","a":[{"@type":"blob","length":1},{"@type":"blob","digest":42}]}
     {"_id":"notobj","_attachments":"x","b":{"@type":"blob","digest":"d"}}
     {"_id":"dup","_attachments":{},"_attachments":{}}

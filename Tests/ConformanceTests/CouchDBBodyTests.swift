@@ -220,6 +220,29 @@ struct CouchDBBodyTests {
       lines([brotli]), options: ConversionOptions(mode: .upgrade))
     #expect(kept.diagnostics.map(\.kind) == [.upgradeKept])
     #expect(text(kept.output) == brotli + "\n")
+
+    // Pull --blobs the same: the entry mirrors a blob by its bytes' SHA-1, but what it holds is
+    // another encoding's, kept with a warning; a gzip stream that does not decode is refused.
+    let store = try TemporaryFolder()
+    let mirrored =
+      #"{"_id":"b","x":{"@type":"blob","digest":"\#(prose.sha1)"},"_attachments":{"$.x":{"digest":"\#(prose.sha1)","data":"\#(prose.base64)","encoding":"br"}}}"#
+    let pulled = CBLAttachments.convertStream(
+      lines([mirrored]),
+      options: ConversionOptions(mode: .pull, blobs: BlobStoreOptions(path: store.path)))
+    #expect(pulled.diagnostics.map(\.kind) == [.encodedKept])
+    #expect(
+      pulled.diagnostics.first?.message
+        == "_attachments entry \"$.x\" (\(prose.sha1)): its bytes are encoded with \"br\", which"
+        + " is not gzip; they cannot be read and the entry is kept")
+    #expect(try text(pulled.output) == mirrored + "\n" && store.files().isEmpty)
+    let broken =
+      #"{"_id":"g","x":{"@type":"blob","digest":"\#(notGzip.sha1)"},"_attachments":{"$.x":{"digest":"\#(notGzip.sha1)","data":"\#(notGzip.base64)","encoding":"gzip"}}}"#
+    let refused = CBLAttachments.convertStream(
+      lines([broken]),
+      options: ConversionOptions(
+        mode: .pull, blobs: BlobStoreOptions(path: store.path), keepGoing: true))
+    #expect(refused.diagnostics.map(\.kind) == [.invalidData])
+    #expect(try refused.output.isEmpty && store.files().isEmpty)
   }
 
   @Test("plain pull removes what push made once CouchDB re-labelled it md5-, by name and length")

@@ -575,7 +575,7 @@ struct InspectionTests {
   func checkEverything() {
     let input = """
       {"_id":"ok","a":{"@type":"blob","digest":"1","length":5}}
-      {"_id":"many","a":{"@type":"blob","length":20971521},"b":{"@type":"blob","digest":"2","length":30000000},"_attachments":{"big":{"digest":"3","length":99999999,"stub":true,"revpos":1}}}
+      {"_id":"many","_rev":"1-a","a":{"@type":"blob","length":20971521},"b":{"@type":"blob","digest":"2","length":30000000},"_attachments":{"big":{"digest":"3","length":99999999,"stub":true,"revpos":1}}}
       [1]
       {"_id":"dup","_attachments":{},"_attachments":{}}
       {"_id":"bad",
@@ -647,7 +647,7 @@ struct InspectionTests {
   @Test("--check: a clean input gives no finding")
   func checkClean() {
     let input = """
-      {"_id":"a","p":{"@type":"blob","digest":"1","length":20971520},"_attachments":{"x":{"digest":"2","length":0,"stub":true,"revpos":3},"y":{"data":""}}}
+      {"_id":"a","_rev":"3-a","p":{"@type":"blob","digest":"1","length":20971520},"_attachments":{"x":{"digest":"2","length":0,"stub":true,"revpos":3},"y":{"data":""}}}
       {"_id":"b"}
 
       """

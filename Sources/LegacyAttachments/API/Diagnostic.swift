@@ -40,6 +40,10 @@ public struct ConversionDiagnostic: Sendable, Hashable, CustomStringConvertible 
     /// `--check`: an `_attachments` entry with neither `data` nor `"stub":true` (Sync Gateway's
     /// REST API answers 400).
     case entryWithoutDataOrStub = "entry-without-data-or-stub"
+    /// `--check`: a stub in a document without `_rev`: it repeats an attachment of an earlier
+    /// revision, and there is none (CouchDB answers `412 missing_stub`; Sync Gateway keeps the
+    /// metadata with no bytes behind it).
+    case stubWithoutRevision = "stub-without-revision"
     /// `--check`: a stub whose `revpos` is not a whole number ≥ 1.
     case invalidRevpos = "invalid-revpos"
     /// `--check`: an entry without its bytes and without a string `digest`.
@@ -56,7 +60,8 @@ public struct ConversionDiagnostic: Sendable, Hashable, CustomStringConvertible 
     case lengthMismatch = "length-mismatch"
     /// `--blobs`: a `data` member's bytes do not match the entry's digest.
     case dataMismatch = "data-mismatch"
-    /// `--blobs`: an entry's bytes are encoded (gzip) and are not carried; it stays.
+    /// `--blobs`: an entry's bytes are encoded with something else than gzip (its `encoding`)
+    /// and cannot be read; it stays.
     case encodedKept = "encoded-kept"
     /// `--blobs`: the blob store could not be read or written (the run ends).
     case blobStoreFailed = "blob-store-failed"

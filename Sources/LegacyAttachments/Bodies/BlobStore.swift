@@ -27,7 +27,7 @@ public struct BlobStoreOptions: Sendable, Equatable {
 
 extension BlobStoreOptions {
   /// Checks that the store's folder exists and is a directory (with `creating`, making its last
-  /// level when it is missing, as pull may), before any input is read.
+  /// level when it is missing, as pull and upgrade may), before any input is read.
   public static func check(_ options: BlobStoreOptions, creating: Bool) throws(BlobStoreError) {
     _ = try BlobStore.open(options, creating: creating)
   }
@@ -60,7 +60,8 @@ final class BlobStore: @unchecked Sendable {
   }
 
   /// Checks that the folder exists and is a directory; with `creating`, makes its last level
-  /// when it is missing (pull may): for a `.cblite2` folder, the folder and its `Attachments`.
+  /// when it is missing (pull and upgrade may): for a `.cblite2` folder, the folder and its
+  /// `Attachments`.
   static func open(_ options: BlobStoreOptions, creating: Bool) throws(BlobStoreError)
     -> BlobStore
   {

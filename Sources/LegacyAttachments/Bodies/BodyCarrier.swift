@@ -123,11 +123,17 @@ struct BodyCarrier {
     case .keptExistingOtherBytes:
       problem(.blobCorrupt, strict ? .error : .warning)
       return (false, nil)
+    case .encoded:
+      problem(.encodedKept, strict ? .error : .warning)
+      return (false, nil)
     case .failed(let file, let errno):
       problem(.blobStoreFailed, .error)
       return (false, ConversionIOError(operation: .storeBlob, errno: errno, target: file))
-    default:
-      problem(outcome == .invalidBase64 ? .invalidData : .dataMismatch, .error)
+    case .invalidBase64, .invalidGzip:
+      problem(.invalidData, .error)
+      return (false, nil)
+    case .otherBytes, .otherSize, .namesNoFile, .missing:
+      problem(.dataMismatch, .error)
       return (false, nil)
     }
   }

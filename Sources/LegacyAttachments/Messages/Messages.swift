@@ -136,11 +136,6 @@ enum Messages {
       + " \(revpos)) without the bytes"
   }
 
-  static func encodedKept(name: String) -> String {
-    "_attachments entry \(ConversionDiagnostic.quoted(name)) holds encoded (gzip) bytes; they are not"
-      + " stored and the entry is kept"
-  }
-
   static func blobWithoutDigestNotUpdated(name: String) -> String {
     "_attachments entry \(name) names a blob that has no digest: Couchbase Lite leaves such a blob"
       + " as it is, so it is not updated"
@@ -149,6 +144,12 @@ enum Messages {
   static func blobNotUpdated(name: String) -> String {
     "_attachments entry \(name) names a blob but its digest is not sha1-: Couchbase Lite keeps"
       + " only sha1- blobs, so the blob is not updated and the entry stays"
+  }
+
+  static func stubWithoutRevision(name: String) -> String {
+    "_attachments entry \(ConversionDiagnostic.quoted(name)) is a stub, and the document has no _rev:"
+      + " a stub repeats an attachment of the revision before, and a new document has none"
+      + " (CouchDB answers 412 missing_stub; Sync Gateway keeps the metadata without the bytes)"
   }
 
   static func danglingBlob(digest: String) -> String {
@@ -187,7 +188,8 @@ enum Messages {
     "_attachments entry \(ConversionDiagnostic.quoted(name)) "
       + (follows
         ? "has its bytes in a MIME part (\"follows\")"
-        : "holds encoded (gzip) bytes") + "; it stays"
+        : "has an \"encoding\" and no \"data\": its digest is of the bytes as the server stores"
+          + " them, which are not at hand") + "; it stays"
   }
 
   static func upgradeKeptMD5(name: String) -> String {
@@ -316,8 +318,8 @@ enum Messages {
 
   static func entryWithoutDataOrStub(name: String) -> String {
     "_attachments entry \(ConversionDiagnostic.quoted(name)) has neither \"data\" nor \"stub\":true; Sync"
-      + " Gateway's REST API answers 400 \"Missing data of attachment\" (push --naming litecore"
-      + " writes stubs)"
+      + " Gateway's REST API answers 400 \"Missing data of attachment\", CouchDB 400 \"Invalid"
+      + " attachment data\" (push --blobs carries the bytes; push --naming litecore writes stubs)"
   }
 
   static func invalidRevpos(name: String, revpos: String?) -> String {

@@ -45,7 +45,9 @@ struct CheckWriter: DocumentWriter {
     findMD5Blobs(document, text: text, into: &problems)
     if attachments.isObject {
       for entry in document.entries.elements {
-        findProblems(of: entry, text: text, into: &problems, workspace: &workspace)
+        findProblems(
+          of: entry, hasRevision: document.revision.isPresent, text: text, into: &problems,
+          workspace: &workspace)
       }
       findCompatibilityProblems(document, text: text, into: &problems, workspace: &workspace)
     }
@@ -210,11 +212,11 @@ struct CheckWriter: DocumentWriter {
     }
   }
 
-  /// What Sync Gateway's REST API and replication refuse in one `_attachments` entry, as given
-  /// (SPEC.md, "Couchbase Lite compatibility").
+  /// What Sync Gateway's REST API and replication, and CouchDB, refuse in one `_attachments`
+  /// entry, as given (SPEC.md, "Couchbase Lite compatibility" and "Running peers").
   private func findProblems(
-    of entry: LegacyEntry, text: UnsafeBufferPointer<UInt8>, into problems: inout [Problem],
-    workspace: inout WriterWorkspace
+    of entry: LegacyEntry, hasRevision: Bool, text: UnsafeBufferPointer<UInt8>,
+    into problems: inout [Problem], workspace: inout WriterWorkspace
   ) {
     let name = String(
       decoding: JSONText.decodeString(
@@ -235,6 +237,9 @@ struct CheckWriter: DocumentWriter {
     let hasData = members.data.isPresent
     if !hasData && !members.isStub {
       add(.entryWithoutDataOrStub, Messages.entryWithoutDataOrStub(name: name))
+    }
+    if members.isStub && !hasRevision {
+      add(.stubWithoutRevision, Messages.stubWithoutRevision(name: name))
     }
     if members.isStub && !Self.isPositiveInteger(members.revpos, text: text) {
       let revpos =
