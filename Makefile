@@ -10,7 +10,7 @@ VERSION = $(shell sed -n 's/.*static let current = "\(.*\)"/\1/p' Sources/Legacy
 DIST = cbl-attachments-$(VERSION)-linux-$(shell uname -m)
 
 .PHONY: demo test build release static install dist check-binary check-client deps bench fuzz format clean \
-  interop
+  interop docs
 
 deps:
 	@scripts/ensure-deps.sh
@@ -21,10 +21,10 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-## Push the bundled cbexport-style dump: the pushed documents on standard output, a --stats
-## summary on standard error.
+## Push the bundled cbexport-style dump into .build/demo/pushed.ndjson, with a --stats summary,
+## and show what push did to one document.
 demo: release
-	$(RELEASE_BIN) --push --stats examples/data/dump.ndjson
+	@scripts/demo.sh $(RELEASE_BIN)
 
 ## Every suite on a debug build; the golden, fuzz-regression, differential, invariant and CLI
 ## suites again on the release build that ships (no testable imports: the same compilation as
@@ -41,6 +41,20 @@ test: deps
 ## the peer it says so and succeeds.
 interop: release
 	Interop/run-couchdb.sh $(RELEASE_BIN)
+
+## The library's reference (DocC) from its `///` comments, as a static website:
+## .build/docs/LegacyAttachments (open index.html through a web server, or host the folder).
+## The toolchain has `docc` but not the package plugin (swift-docc-plugin, which a package
+## would have to fetch): the symbol graph is emitted by the compiler and converted here.
+docs: deps
+	rm -rf .build/symbol-graphs .build/docs && mkdir -p .build/symbol-graphs .build/docs .build/docc-catalog
+	$(SWIFT) build --target LegacyAttachments -Xswiftc -emit-symbol-graph \
+	  -Xswiftc -emit-symbol-graph-dir -Xswiftc .build/symbol-graphs
+	docc convert .build/docc-catalog --fallback-display-name LegacyAttachments \
+	  --fallback-bundle-identifier cbl-attachments.LegacyAttachments \
+	  --fallback-bundle-version $(VERSION) --additional-symbol-graph-dir .build/symbol-graphs \
+	  --transform-for-static-hosting --warnings-as-errors \
+	  --output-path .build/docs/LegacyAttachments
 
 static: deps
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build/static \

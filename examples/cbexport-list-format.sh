@@ -52,5 +52,5 @@ status=0
 "$bin" --push "$tmp/list.json" >/dev/null 2>"$tmp/err" || status=$?
 cat "$tmp/err"
 expect_status 1 "$status" "--push on a list without --format list"
-grep -q 'use --format list' "$tmp/err" || fail "no hint at --format list"
+grep -q 'read in list framing (--format list)' "$tmp/err" || fail "no hint at --format list"
 ok "status 1 and a hint at --format list"

@@ -30,7 +30,7 @@ expect_status 1 "$status" "--push --keep-going on bad input"
 [ "$(grep -c ': error: ' "$tmp/err")" -eq 4 ] || fail "expected 4 errors"
 [ "$(grep -c ': warning: ' "$tmp/err")" -eq 1 ] || fail "expected 1 warning"
 for message in \
-  'messy.ndjson:2:1: error: document is not a JSON object (it is an array); for a file holding one array of documents, use --format list' \
+  'messy.ndjson:2:1: error: document is not a JSON object (it is an array); a file holding one array of documents is read in list framing (skipped 2:1 to 2:69) (--format list)' \
   'messy.ndjson:4:[0-9]*: error: document "msg::cut": malformed JSON: ' \
   'messy.ndjson:5:[0-9]*: error: document "note::dup": more than one top-level "_attachments" member; refusing to guess which one is meant' \
   'messy.ndjson:6:[0-9]*: error: document "note::weird": "_attachments" is a string, not an object, and the document has blobs: push cannot add their entries without losing data' \

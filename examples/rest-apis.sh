@@ -15,9 +15,10 @@ ln -s "$bin" "$tmp/bin/cbl-attachments"
 cp "$data/dump.ndjson" "$tmp/dump.ndjson"
 export FAKE_CURL_DATA="$data" FAKE_CURL_POSTS="$tmp/posts"
 
-# run PIPELINE: checks that the README shows PIPELINE verbatim, then runs it in $tmp.
+# run PIPELINE: checks that the documentation (the README, docs/) shows PIPELINE verbatim, then
+# runs it in $tmp.
 run() {
-  grep -qF -- "$1" "$repo/README.md" || fail "the README does not show: $1"
+  cat "$repo/README.md" "$repo"/docs/*.md | grep -qF -- "$1" || fail "the documentation does not show: $1"
   section "$1" >&2
   (cd "$tmp" && PATH="$tmp/bin:$PATH" sh -c "$1")
 }

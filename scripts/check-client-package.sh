@@ -63,14 +63,14 @@ do {
   print("error: \(error)")
 }
 SWIFT
-# The README's first Swift example, as it is written there.
+# The library page's first Swift example, as it is written there.
 mkdir -p "$scratch/client/Sources/readme"
 # (the first ```swift block there that starts with the import; the one before is a manifest)
-awk '/^## Swift library/{f=1} f&&/^```swift/{g=1;n=0;next} g&&/^```/{if(ok)exit; g=0;next}
-  g&&n==0{n=1; ok=($0=="import LegacyAttachments")} g&&ok' README.md \
+awk '/^```swift/{g=1;n=0;next} g&&/^```/{if(ok)exit; g=0;next}
+  g&&n==0{n=1; ok=($0=="import LegacyAttachments")} g&&ok' docs/library.md \
   >"$scratch/client/Sources/readme/main.swift"
 grep -q 'import LegacyAttachments' "$scratch/client/Sources/readme/main.swift" ||
-  { echo "check-client: no Swift example found in the README" >&2; exit 1; }
+  { echo "check-client: no Swift example found in docs/library.md" >&2; exit 1; }
 (cd "$scratch/client" && swift build -q 2>&1 | tail -20) || { echo "check-client: the client did not build" >&2; exit 1; }
 output=$(cd "$scratch/client" && .build/debug/client)
 expected='{"_id":"a","photo":{"@type":"blob","digest":"sha1-x","length":3},"_attachments":{"blob_/photo":{"digest":"sha1-x","length":3,"stub":true,"revpos":2}}}

@@ -80,8 +80,24 @@ enum CommandMessages {
         : "not written, because the run failed")
   }
 
+  /// `-o FILE` with no input named, standard input a terminal, FILE a file with something in it.
+  static func outputFromTerminal(_ path: String, size: Int64) -> String {
+    "-o \(path) would replace a file of \(counted(Int(size), "byte")) with what is typed here:"
+      + " standard input is a terminal and no input file is named; name it (in place:"
+      + " -o \(path) \(path)), or give - to mean standard input"
+  }
+
+  /// `-o FILE` with no input named and nothing on standard input, FILE a file with something
+  /// in it: kept.
+  static func outputFromNothing(_ path: String, size: Int64) -> String {
+    "\(program): \(path): error: not replaced: standard input was empty and no input file is"
+      + " named, so the output is empty; the file (\(counted(Int(size), "byte"))) is as it was."
+      + " Name the input (in place: -o \(path) \(path)), or give - to mean standard input"
+  }
+
   static func inputIsOutput(_ name: String) -> String {
-    "\(program): \(name): error: input file is also standard output; not read"
+    "\(program): \(name): error: input file is also standard output; not read (to convert a"
+      + " file in place, use -o FILE FILE: a shell's > empties the file before the program runs)"
   }
 
   static func inputIsStandardError(_ name: String) -> String {
@@ -96,6 +112,17 @@ enum CommandMessages {
 
   static func argumentNotUTF8(position: Int) -> String {
     "argument \(position) is not valid UTF-8; names, paths and properties must be UTF-8"
+  }
+
+  /// What the command line adds to a diagnostic whose library message advises something: the
+  /// option that does it.
+  static func advice(_ advice: ConversionDiagnostic.Advice?) -> String {
+    switch advice {
+    case nil: ""
+    case .listFraming?: " (--format list)"
+    case .blobStore?: " (--blobs DIR)"
+    case .updateBlobs?: " (--update-blobs)"
+    }
   }
 
   static func usage(_ message: String) -> [String] {

@@ -14,12 +14,16 @@ let helpEnding = """
   problem, or --strict saw a warning; 2 usage error, unreadable input or failed write.
 
   Examples:
-    cbl-attachments --push dump.ndjson > pushed.ndjson
-    curl -sS 'http://sg:4985/db/_changes?include_docs=true' \\
-      | cbl-attachments --pull --format changes
-    cbl-attachments --push --naming litecore --bulk-docs 500 dump.ndjson \\
+    # load Sync Gateway (or CouchDB) with the attachments' bytes; plain --push writes none
+    cbl-attachments --push --blobs app.cblite2 --bulk-docs 100 dump.ndjson \\
       | parallel --pipe -N1 --block 64M -q curl -sS -H 'Content-Type: application/json' \\
           --data-binary @- http://sg:4985/db/_bulk_docs
+    # pull a _changes response in place
+    curl -sS 'http://sg:4985/db/_changes?include_docs=true' \\
+      | cbl-attachments --pull --format changes
+    # what Sync Gateway, CouchDB or Couchbase Lite would refuse
+    cbl-attachments --check dump.ndjson
+    # blobs used more than once
     cbl-attachments --list dump.ndjson | jq -s 'group_by(.digest) | map(select(length > 1))'
 
   Full documentation: man cbl-attachments (in the source tree: man -l man/cbl-attachments.1)

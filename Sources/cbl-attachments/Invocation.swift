@@ -5,6 +5,8 @@ struct Invocation {
   var options = ConversionOptions(mode: .push)
   var modeGiven: String? = nil
   var files: [String] = []
+  /// Whether standard input is read because no input was named (not because of `-`).
+  var readsImpliedStandardInput = false
   var rejectsPath: String? = nil
   /// `--output`: nil for standard output (also for `-o -`).
   var outputPath: String? = nil
@@ -147,17 +149,18 @@ extension Invocation {
           invocation.options.documents = path
           namedFormat = text
         } else {
+          let formats = ["lines", "list", "changes", "all-docs", "bulk-docs", "bulk-get"]
           throw UsageError(
             message:
               "--format must be lines, list, changes, all-docs, bulk-docs or bulk-get, not '\(text)'"
-          )
+              + (closest(to: text, among: formats).map { "; did you mean '\($0)'?" } ?? ""))
         }
       case "--docs":
         let text = try value(for: name, inline: inline)
         do {
           invocation.documentPath = try DocumentPath(parsing: text)
         } catch {
-          throw UsageError(message: error.description)
+          throw UsageError(message: "--docs must be \(DocumentPathError.rule), not '\(error.path)'")
         }
       case "--bulk-docs":
         let text = try value(for: name, inline: inline)
@@ -242,7 +245,11 @@ extension Invocation {
     }
     if invocation.help || invocation.version { return invocation }
     guard invocation.modeGiven != nil else {
-      throw UsageError(message: "choose a mode: --push, --pull, --upgrade, --list or --check")
+      // `cbl-attachments push dump.ndjson`: the mode word is read as an input file.
+      let word = invocation.files.first { ConversionMode(rawValue: $0) != nil }
+      throw UsageError(
+        message: "choose a mode: --push, --pull, --upgrade, --list or --check"
+          + (word.map { "; '\($0)' is read as an input file: did you mean '--\($0)'?" } ?? ""))
     }
     let mode = invocation.options.mode
     if let into {
@@ -303,7 +310,10 @@ extension Invocation {
       invocation.options.bulkDocs = BulkDocsOutput(
         documentsPerBody: bulkDocs, newEditsFalse: newEdits == false)
     }
-    if invocation.files.isEmpty { invocation.files = ["-"] }
+    if invocation.files.isEmpty {
+      invocation.files = ["-"]
+      invocation.readsImpliedStandardInput = true
+    }
     return invocation
   }
 }

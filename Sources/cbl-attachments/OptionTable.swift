@@ -126,6 +126,14 @@ extension OptionSpec {
   /// the one option that `name` begins, when it is cut short (`--keep`). Options are never
   /// taken abbreviated: a later option could make an abbreviation ambiguous.
   static func suggestion(for name: String) -> String? {
+    // A short option in the other case (`-J2`, `-O`).
+    if !name.hasPrefix("--"), name.count == 2, let letter = name.last,
+      let spec = optionTable.first(where: {
+        $0.short.map { String($0).lowercased() == String(letter).lowercased() } == true
+      })
+    {
+      return "-" + String(spec.short!)
+    }
     let typed = Array(name.hasPrefix("--") ? name.dropFirst(2) : name.drop { $0 == "-" })
     guard typed.count >= 2 else { return nil }
     var best: (distance: Int, long: String)? = nil
@@ -141,6 +149,14 @@ extension OptionSpec {
     let begun = optionTable.filter { $0.long.dropFirst(2).hasPrefix(String(typed)) }
     return begun.count == 1 ? begun[0].long : nil
   }
+}
+
+/// The spelling among `words` closest to `typed` (within a third of its length), for a "did you
+/// mean" after a value that is none of them.
+func closest(to typed: String, among words: [String]) -> String? {
+  let best = words.map { (editDistance(Array(typed), Array($0)), $0) }.min { $0.0 < $1.0 }
+  guard let best, best.0 <= max(1, best.1.count / 3) else { return nil }
+  return best.1
 }
 
 /// The Damerau-Levenshtein distance (adjacent swaps count one) between two spellings.

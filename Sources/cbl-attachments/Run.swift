@@ -31,6 +31,15 @@ struct Run {
       printError(refusal)
       return 2
     }
+    // The slip of the in-place recipe without its input (`-o dump.ndjson` alone): a file with
+    // something in it is not replaced by what a terminal gives, nor (below) by nothing.
+    let guardedSize = outputPath.flatMap { guardedOutputSize($0) }
+    if let path = outputPath, let size = guardedSize, isatty(0) == 1 {
+      CommandMessages.usage(CommandMessages.outputFromTerminal(path, size: size)).forEach {
+        printError($0)
+      }
+      return 2
+    }
     if let path = outputPath {
       do {
         let file = try OutputFile(path, inputs: invocation.files)
@@ -79,7 +88,8 @@ struct Run {
         try BlobStoreOptions.check(
           blobs, creating: invocation.options.mode == .pull || invocation.options.mode == .upgrade)
       } catch {
-        printError("\(program): \(error)")
+        let hint = error.holdsDatabaseStore ? " (--blobs \(error.directory)/Attachments)" : ""
+        printError("\(program): \(error)" + hint)
         return 2
       }
     }
@@ -96,7 +106,8 @@ struct Run {
     if invocation.progress { progress = ProgressLine() }
     converter.diagnosticHandler = { diagnostic, input in
       progress?.clear()
-      printError(diagnostic.formatted(inputName: input))
+      printError(
+        diagnostic.formatted(inputName: input) + CommandMessages.advice(diagnostic.advice))
       if diagnostic.severity == .error { status = max(status, 1) }
     }
 
@@ -174,13 +185,14 @@ struct Run {
       let path = output.path
       let existed = output.existed
       // In place, the input is replaced only if every byte of it is in the output or the
-      // rejects file (SPEC.md, "Nothing lost").
+      // rejects file (docs/guide.md, "Bad input").
       // (With --rejects, -k is implied: nothing stops, and what is abandoned is in the rejects.)
       let lost =
         invocation.rejectsPath == nil
         && (incomplete || statistics.errors > 0 || statistics.bytesSkipped > 0)
       let inPlace = output.replacesInput != nil
-      let keep = status < 2 && !(inPlace && lost)
+      let fromNothing = guardedSize != nil && statistics.bytesIn == 0
+      let keep = status < 2 && !(inPlace && lost) && !fromNothing
       do {
         try output.finish(keep: keep)
       } catch {
@@ -189,13 +201,26 @@ struct Run {
       }
       if !keep {
         printError(
-          status < 2
-            ? CommandMessages.inputNotReplaced(path, stopped: incomplete)
-            : CommandMessages.outputNotWritten(path, existed: existed))
+          fromNothing && status < 2
+            ? CommandMessages.outputFromNothing(path, size: guardedSize!)
+            : status < 2
+              ? CommandMessages.inputNotReplaced(path, stopped: incomplete)
+              : CommandMessages.outputNotWritten(path, existed: existed))
         return 2
       }
     }
     return status
+  }
+
+  /// The size of the regular file `-o` names, when the run reads standard input only because
+  /// no input was named and the file has something in it: the file the in-place recipe's slip
+  /// would empty.
+  private func guardedOutputSize(_ path: String) -> Int64? {
+    guard invocation.readsImpliedStandardInput,
+      let target = try? SystemFileDescriptor.status(ofPath: path), target.isRegularFile,
+      target.size > 0
+    else { return nil }
+    return target.size
   }
 
   /// Whether `path` names the existing file `status` describes (a hard link, say).

@@ -119,7 +119,7 @@ struct BadInputTests {
     expectRun(
       result, stdout: "",
       stderr:
-        "cbl-attachments: <stdin>:1:1: error: document is not a JSON object (it is an array); for a file holding one array of documents, use --format list\n",
+        "cbl-attachments: <stdin>:1:1: error: document is not a JSON object (it is an array); a file holding one array of documents is read in list framing (--format list)\n",
       status: 1)
   }
 
@@ -230,7 +230,7 @@ struct BadInputTests {
     expectRun(
       result, stdout: "{\"n\":1}\n",
       stderr:
-        "cbl-attachments: one.json:2:1: error: document is not a JSON object (it is an array); for a file holding one array of documents, use --format list\n",
+        "cbl-attachments: one.json:2:1: error: document is not a JSON object (it is an array); a file holding one array of documents is read in list framing (--format list)\n",
       status: 1)
   }
 

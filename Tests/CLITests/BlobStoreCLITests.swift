@@ -81,6 +81,29 @@ struct BlobStoreCLITests {
       status: 2)
   }
 
+  @Test("--blobs naming a database folder without .cblite2: the store inside is named")
+  func databaseFolderNamed() throws {
+    let scratch = try Scratch()
+    try FileManager.default.createDirectory(
+      at: scratch.url("app/Attachments"), withIntermediateDirectories: true)
+    try scratch.write("in.json", "{\"_id\":\"a\"}\n")
+    for mode in ["--push", "--pull", "--check"] {
+      expectRun(
+        try CLI.run([mode, "--blobs", "app", "in.json"], in: scratch.directory), stdout: "",
+        stderr: "cbl-attachments: app: error: cannot use as a blob store: it holds an Attachments"
+          + " folder and no .blob file, as a Couchbase Lite database folder does; its store is"
+          + " app/Attachments (--blobs app/Attachments)\n", status: 2)
+    }
+    expectRun(
+      try CLI.run(["--push", "--blobs", "app/Attachments", "in.json"], in: scratch.directory),
+      stdout: "{\"_id\":\"a\"}\n", stderr: "", status: 0)
+    // A store with blobs of its own may hold any folder.
+    try scratch.write("app/x.blob", "")
+    expectRun(
+      try CLI.run(["--push", "--blobs", "app", "in.json"], in: scratch.directory),
+      stdout: "{\"_id\":\"a\"}\n", stderr: "", status: 0)
+  }
+
   @Test(
     "pull --update-blobs --blobs: an entry named for a blob whose sha1- digest is not one keeps its bytes"
   )

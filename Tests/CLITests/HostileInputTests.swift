@@ -401,7 +401,7 @@ struct HostileInputTests {
         + "{\"m\":\(digits)}\n",
       stderr: errorLine(
         "n.json", 3, 1,
-        "document is not a JSON object (it is an array); for a file holding one array of documents, use --format list (skipped 3:1 to 3:100002)"
+        "document is not a JSON object (it is an array); a file holding one array of documents is read in list framing (skipped 3:1 to 3:100002) (--format list)"
       ),
       status: 1)
   }
@@ -673,7 +673,7 @@ struct HostileInputTests {
         + (root ? "{\"s\":1}\n" : "") + "{\"b\":2}\n",
       stderr: errorLine(
         "a.json", 2, 1,
-        "document is not a JSON object (it is an array); for a file holding one array of documents, use --format list (skipped 2:1 to 2:3)"
+        "document is not a JSON object (it is an array); a file holding one array of documents is read in list framing (skipped 2:1 to 2:3) (--format list)"
       )
         + "\(program): dir: error: cannot read: Is a directory\n"
         + (root ? "" : "\(program): secret.json: error: cannot open: Permission denied\n"),
@@ -935,7 +935,7 @@ struct HostileInputTests {
       first.stderr
         == errorLine(
           "bad-first.json", 1, 1,
-          "document is not a JSON object (it is an array); for a file holding one array of documents, use --format list (skipped 1:1 to 1:3)"
+          "document is not a JSON object (it is an array); a file holding one array of documents is read in list framing (skipped 1:1 to 1:3) (--format list)"
         )
         + "\(program): <stdout>: error: write failed: No space left on device\n", "\(first)")
     #expect(first.status == 2 && !first.signaled, "\(first)")
@@ -949,7 +949,7 @@ struct HostileInputTests {
     try scratch.write("in.json", "{\"a\":1}\n{\"b\":2}\n[3]\n{\"d\":4}\n")
     let notAnObject = errorLine(
       "in.json", 3, 1,
-      "document is not a JSON object (it is an array); for a file holding one array of documents, use --format list"
+      "document is not a JSON object (it is an array); a file holding one array of documents is read in list framing (--format list)"
     )
     let writeFailed = "\(program): /dev/full: error: write failed: No space left on device\n"
     for threads in ["1", "2"] {
@@ -1058,7 +1058,7 @@ private struct KeepGoingCorpus {
   ) {
     let cutShort =
       "malformed JSON: the document is cut short at the end of its line (a truncated record?); the next line starts a new document"
-    let hint = "; for a file holding one array of documents, use --format list"
+    let hint = "; a file holding one array of documents is read in list framing (--format list)"
     switch kind % 14 {
     case 0:  // cut after a comma
       let text = "{\"_id\":\"\(id)\",\"a\":1,"

@@ -139,7 +139,7 @@ struct InputOutputTests {
 
       """
     let expectedStderr = """
-      cbl-attachments: in.json:2:1: error: document is not a JSON object (it is an array); for a file holding one array of documents, use --format list
+      cbl-attachments: in.json:2:1: error: document is not a JSON object (it is an array); a file holding one array of documents is read in list framing (--format list)
       cbl-attachments: in.json:4:30: error: document "3": more than one top-level "_attachments" member; refusing to guess which one is meant
       cbl-attachments: in.json:5:16: error: document "4": malformed JSON: the document is cut short at the end of its line (a truncated record?); the next line starts a new document
       cbl-attachments: in.json:7:3: error: document is not a JSON object (it is a string)
@@ -148,7 +148,7 @@ struct InputOutputTests {
       """
     // Without --rejects, each error says what was skipped.
     let skippedStderr = """
-      cbl-attachments: in.json:2:1: error: document is not a JSON object (it is an array); for a file holding one array of documents, use --format list (skipped 2:1 to 2:3)
+      cbl-attachments: in.json:2:1: error: document is not a JSON object (it is an array); a file holding one array of documents is read in list framing (skipped 2:1 to 2:3) (--format list)
       cbl-attachments: in.json:4:30: error: document "3": more than one top-level "_attachments" member; refusing to guess which one is meant (skipped 4:1 to 4:47)
       cbl-attachments: in.json:5:16: error: document "4": malformed JSON: the document is cut short at the end of its line (a truncated record?); the next line starts a new document (skipped 5:1 to 5:15)
       cbl-attachments: in.json:7:3: error: document is not a JSON object (it is a string) (skipped 7:3 to 7:7)

@@ -129,7 +129,7 @@ private let knownRows = """
 private let knownWarning =
   "cbl-attachments: in.ndjson:3:16: warning: document \"c\": blob at $.r has no string \"digest\"; it gets no _attachments entry"
 private let knownNotAnObject =
-  "cbl-attachments: in.ndjson:4:1: error: document is not a JSON object (it is an array); for a file holding one array of documents, use --format list (skipped 4:1 to 4:3)"
+  "cbl-attachments: in.ndjson:4:1: error: document is not a JSON object (it is an array); a file holding one array of documents is read in list framing (skipped 4:1 to 4:3) (--format list)"
 
 /// Decodes `--check` rows to `id line problem pointer`, checking each has a non-empty detail.
 private func findingSummaries(_ output: String, sourceLocation: SourceLocation = #_sourceLocation)
@@ -183,7 +183,7 @@ struct CLIInspectionTests {
 
         """,
       stderr:
-        "cbl-attachments: <stdin>:3:1: error: document is not a JSON object (it is an array); for a file holding one array of documents, use --format list\n",
+        "cbl-attachments: <stdin>:3:1: error: document is not a JSON object (it is an array); a file holding one array of documents is read in list framing (--format list)\n",
       status: 1)
     let kept = try CLI.run(
       ["--list", "-k", "2.ndjson", "-", "1.ndjson"], stdin: Array("\n\n[7]\n".utf8),
@@ -196,7 +196,7 @@ struct CLIInspectionTests {
 
         """,
       stderr:
-        "cbl-attachments: <stdin>:3:1: error: document is not a JSON object (it is an array); for a file holding one array of documents, use --format list (skipped 3:1 to 3:3)\n",
+        "cbl-attachments: <stdin>:3:1: error: document is not a JSON object (it is an array); a file holding one array of documents is read in list framing (skipped 3:1 to 3:3) (--format list)\n",
       status: 1)
   }
 

@@ -163,7 +163,7 @@ struct NothingLostTests {
     expectRun(
       null, stdout: "",
       stderr:
-        "\(program): in.ndjson:2:1: error: document is not a JSON object (it is an array); for a file holding one array of documents, use --format list\n",
+        "\(program): in.ndjson:2:1: error: document is not a JSON object (it is an array); a file holding one array of documents is read in list framing (--format list)\n",
       status: 1)
   }
 
@@ -176,7 +176,9 @@ struct NothingLostTests {
       "\"$EXE\" --push in.ndjson other.ndjson >> in.ndjson", in: scratch.directory)
     expectRun(
       result, stdout: "",
-      stderr: "\(program): in.ndjson: error: input file is also standard output; not read\n",
+      stderr: "\(program): in.ndjson: error: input file is also standard output; not read (to"
+        + " convert a file in place, use -o FILE FILE: a shell's > empties the file before the"
+        + " program runs)\n",
       status: 2)
     #expect(try scratch.read("in.ndjson") == "{\"a\":1}\n{\"b\":2}\n")
   }
@@ -206,7 +208,7 @@ struct NothingLostTests {
       expectRun(
         result, stdout: "{\"a\":1}\n",
         stderr:
-          "\(program): in.json:2:1: error: document is not a JSON object (it is an array); for a file holding one array of documents, use --format list\n"
+          "\(program): in.json:2:1: error: document is not a JSON object (it is an array); a file holding one array of documents is read in list framing (--format list)\n"
           + "\(program): /dev/full: error: write failed: No space left on device\n",
         status: 2)
     }
@@ -218,7 +220,7 @@ struct NothingLostTests {
       expectRun(
         result, stdout: "{\"docs\":[{\"a\":1}]}\n",
         stderr:
-          "\(program): in.json:2:1: error: document is not a JSON object (it is an array); for a file holding one array of documents, use --format list\n"
+          "\(program): in.json:2:1: error: document is not a JSON object (it is an array); a file holding one array of documents is read in list framing (--format list)\n"
           + "\(program): /dev/full: error: write failed: No space left on device\n",
         status: 2)
     }
@@ -281,7 +283,7 @@ struct NothingLostTests {
     let warning =
       "<stdin>:1:93: warning: document \"s\": _attachments entry \"blob_/img\" carries the"
       + " attachment's bytes (\"data\"); push replaces it with the blob's entry, which has none"
-      + " (push --blobs DIR carries them)\n"
+      + " (a push with a blob store carries them) (--blobs DIR)\n"
     expectRun(
       try CLI.run(["--push", "--naming", "litecore"], stdin: Array(document.utf8)),
       stdout: pushed, stderr: "\(program): " + warning, status: 0)

@@ -48,6 +48,82 @@ struct OutputFileTests {
     expectRun(dash, stdout: try pushed(dump), stderr: "", status: 0)
   }
 
+  @Test(
+    "-o FILE with no input named and nothing on standard input keeps FILE: status 2, the fix named"
+  )
+  func nothingDoesNotReplaceAFile() throws {
+    let scratch = try Scratch()
+    try scratch.write("victim.ndjson", dump)
+    try scratch.write("empty", "")
+    let size = dump.utf8.count
+    let kept =
+      "cbl-attachments: victim.ndjson: error: not replaced: standard input was empty and no"
+      + " input file is named, so the output is empty; the file (\(size) bytes) is as it was."
+      + " Name the input (in place: -o victim.ndjson victim.ndjson), or give - to mean standard"
+      + " input\n"
+    // An empty regular file, /dev/null and an empty pipe on standard input; every mode.
+    for (command, mode) in [
+      ("$EXE --push -o victim.ndjson < empty", "push"),
+      ("$EXE --pull -o victim.ndjson < /dev/null", "pull"),
+      (": | $EXE --check -j 2 -o victim.ndjson", "check"),
+      ("$EXE --upgrade --stats -o victim.ndjson < /dev/null 2>/dev/null; echo $? >&2", "upgrade"),
+    ] {
+      let result = try CLI.shell(command, in: scratch.directory)
+      switch mode {
+      case "upgrade":
+        #expect(result.stderr == "2\n", "\(result)")
+      case "check":
+        expectRun(
+          result, stdout: "",
+          stderr: "cbl-attachments: checked 0 documents: 0 findings in 0 documents\n" + kept,
+          status: 2)
+      default:
+        expectRun(result, stdout: "", stderr: kept, status: 2)
+      }
+      #expect(try scratch.read("victim.ndjson") == dump, "\(mode): the file is as it was")
+      #expect(try strayFiles(scratch, expected: ["victim.ndjson", "empty"]) == [])
+    }
+    // `-` says "standard input, as it is": then nothing replaces it, as asked.
+    expectRun(
+      try CLI.shell("$EXE --push -o victim.ndjson - < /dev/null", in: scratch.directory),
+      stdout: "", stderr: "", status: 0)
+    #expect(try scratch.read("victim.ndjson") == "")
+    // Something on standard input, an empty file or a new one: written as ever.
+    try scratch.write("victim.ndjson", dump)
+    expectRun(
+      try CLI.run(
+        ["--push", "-o", "victim.ndjson"], stdin: Array("{\"b\":2}\n".utf8),
+        in: scratch.directory), stdout: "", stderr: "", status: 0)
+    #expect(try scratch.read("victim.ndjson") == "{\"b\":2}\n")
+    for name in ["empty", "new.ndjson"] {
+      expectRun(
+        try CLI.shell("$EXE --push -o \(name) < /dev/null", in: scratch.directory), stdout: "",
+        stderr: "", status: 0)
+      #expect(try scratch.read(name) == "")
+    }
+  }
+
+  @Test(
+    "-o FILE with no input named and a terminal on standard input: refused at once, status 2",
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+  func terminalDoesNotReplaceAFile() throws {
+    let scratch = try Scratch()
+    try scratch.write("victim.ndjson", dump)
+    // `script` gives the program a terminal on standard input (and output); it must not wait.
+    let result = try CLI.shell(
+      "script -qec '$EXE --push -o victim.ndjson; echo status $?' /dev/null < /dev/null",
+      in: scratch.directory)
+    let shown = result.out.replacingOccurrences(of: "\r\n", with: "\n")
+    #expect(
+      shown == usageError(
+        "-o victim.ndjson would replace a file of \(dump.utf8.count) bytes with what is typed"
+          + " here: standard input is a terminal and no input file is named; name it (in place:"
+          + " -o victim.ndjson victim.ndjson), or give - to mean standard input") + "status 2\n",
+      "\(result)")
+    #expect(try scratch.read("victim.ndjson") == dump)
+    #expect(try strayFiles(scratch, expected: ["victim.ndjson"]) == [])
+  }
+
   @Test("a FILE whose name is too long for `.NAME.XXXXXX` gets a shorter temporary name")
   func longName() throws {
     let scratch = try Scratch()

@@ -22,6 +22,27 @@ struct UsageTests {
       stderr: usageError("choose a mode: --push, --pull, --upgrade, --list or --check"), status: 2)
   }
 
+  @Test("a mode word without its dashes is named, as is a short option in the other case")
+  func hints() throws {
+    expectRun(
+      try CLI.run(["push", "dump.ndjson"], stdin: input), stdout: "",
+      stderr: usageError(
+        "choose a mode: --push, --pull, --upgrade, --list or --check; 'push' is read as an"
+          + " input file: did you mean '--push'?"), status: 2)
+    expectRun(
+      try CLI.run(["--push", "-J2"], stdin: input), stdout: "",
+      stderr: usageError("unknown option '-J'; did you mean '-j'?"), status: 2)
+    expectRun(
+      try CLI.run(["--push", "--format=bulkdocs"], stdin: input), stdout: "",
+      stderr: usageError(
+        "--format must be lines, list, changes, all-docs, bulk-docs or bulk-get, not 'bulkdocs';"
+          + " did you mean 'bulk-docs'?"), status: 2)
+    // Far from every option: no guess.
+    expectRun(
+      try CLI.run(["--push", "-Z"], stdin: input), stdout: "",
+      stderr: usageError("unknown option '-Z'"), status: 2)
+  }
+
   @Test("two modes")
   func twoModes() throws {
     expectRun(
@@ -257,5 +278,30 @@ struct UsageTests {
     expectRun(
       try CLI.run(["--push", "--", "--pull"], in: scratch.directory), stdout: "{\"x\":1}\n",
       stderr: "", status: 0)
+  }
+}
+
+@Suite("CLI: make demo")
+struct DemoTests {
+  @Test("make demo pushes the bundled dump and shows what push did to one document")
+  func demo() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+    let result = try CLI.shell("scripts/demo.sh \"$EXE\"", in: root)
+    #expect(result.status == 0, "\(result)")
+    let lines = result.out.split(separator: "\n").map(String.init)
+    #expect(
+      lines.first
+        == "$ cbl-attachments --push --stats examples/data/dump.ndjson > .build/demo/pushed.ndjson")
+    #expect(lines.contains("What push did to product::124C41: its blobs stay where they are, and"))
+    #expect(
+      lines.contains {
+        $0.hasPrefix("  $.photos.thumbnail: {\"content_type\":\"image/jpeg\",\"digest\":\"sha1-")
+      })
+    #expect(
+      lines.contains("Everything else is byte for byte as it was (--pull gives the document back).")
+    )
+    #expect(lines.count < 20, "a short summary: \(lines.count) lines")
+    #expect(result.stderr.hasPrefix("cbl-attachments: 20 documents, 20 blobs, 20 entries added"))
   }
 }

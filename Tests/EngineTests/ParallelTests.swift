@@ -217,7 +217,7 @@ struct ParallelTests {
       }
       var failure: String? = nil
       do throws(ConversionIOError) {
-        _ = try converter.convert(descriptor: descriptor, name: "in")
+        _ = try converter.convert(SystemFileDescriptor(rawValue: descriptor), name: "in")
       } catch {
         failure = "\(error.operation) \(error.errno)"
       }

@@ -24,12 +24,14 @@ struct StreamConverterLifetimeTests {
     var queue: WorkQueue? = nil
     do {
       let converter = StreamConverter(
-        options: ConversionOptions(mode: .push), output: FileDescriptorSink(descriptor: devNull))
+        options: ConversionOptions(mode: .push),
+        output: FileDescriptorSink(SystemFileDescriptor(rawValue: devNull)))
       converter.jobs = 4
       converter.batchBytes = 256
       let descriptor = open(path, O_RDONLY)
       defer { close(descriptor) }
-      #expect(try converter.convert(descriptor: descriptor, name: "in") == .completed)
+      #expect(
+        try converter.convert(SystemFileDescriptor(rawValue: descriptor), name: "in") == .completed)
       queue = converter.workQueue
       #expect(queue?.runningWorkers == 4, "the workers wait for the next input")
       // The converter goes here, without finish().

@@ -90,9 +90,10 @@ public func convertFiles(
     close(rejectsDescriptor)
   }
   let converter = StreamConverter(
-    options: options, output: FileDescriptorSink(descriptor: outputDescriptor),
+    options: options, output: FileDescriptorSink(SystemFileDescriptor(rawValue: outputDescriptor)),
     rejects: keepsRejects
-      ? FileDescriptorSink(descriptor: rejectsDescriptor, name: "rejects") : nil,
+      ? FileDescriptorSink(SystemFileDescriptor(rawValue: rejectsDescriptor), name: "rejects")
+      : nil,
     capacities: tinyBuffers ? .tiny : .standard)
   converter.jobs = jobs
   converter.batchBytes = batchBytes
@@ -107,7 +108,7 @@ public func convertFiles(
   for (index, name) in names.enumerated() {
     let inputDescriptor = open(paths[index], O_RDONLY)
     defer { close(inputDescriptor) }
-    outcome = try converter.convert(descriptor: inputDescriptor, name: name)
+    outcome = try converter.convert(SystemFileDescriptor(rawValue: inputDescriptor), name: name)
     if outcome == .stopped { break }
   }
   try converter.finish()

@@ -90,6 +90,19 @@ public struct ConversionDiagnostic: Sendable, Hashable, CustomStringConvertible 
     case entryKept = "entry-kept"
   }
 
+  /// What the caller can do about a problem, in the library's terms: a front end says it in its
+  /// own (the command line names its options), since ``message`` names none.
+  public enum Advice: String, Sendable, Hashable {
+    /// Read the input in list framing (``InputFraming/list``): it is one JSON array of
+    /// documents.
+    case listFraming
+    /// Carry attachment bytes from a blob store (``ConversionOptions/blobs``).
+    case blobStore
+    /// Pull updating blobs (``ConversionOptions/updateBlobs``): a replaced attachment's digest,
+    /// length and type go into its blob.
+    case updateBlobs
+  }
+
   /// Whether the problem rejects the document (`.error`) or is only reported (`.warning`).
   public var severity: Severity
   /// What kind of problem it is; `kind.rawValue` is its `--check` name.
@@ -102,12 +115,14 @@ public struct ConversionDiagnostic: Sendable, Hashable, CustomStringConvertible 
   public var message: String
   /// The document's `_id`, when it is known.
   public var documentID: String?
+  /// What to do about it, when the library knows (for a front end to say in its own words).
+  public var advice: Advice?
 
   /// A problem at `line` and `column` (both 1-based) of the input, in the document with
   /// `documentID` when that is known.
   public init(
     severity: Severity, kind: Kind, line: Int, column: Int, message: String,
-    documentID: String? = nil
+    documentID: String? = nil, advice: Advice? = nil
   ) {
     self.severity = severity
     self.kind = kind
@@ -115,6 +130,7 @@ public struct ConversionDiagnostic: Sendable, Hashable, CustomStringConvertible 
     self.column = column
     self.message = message
     self.documentID = documentID
+    self.advice = advice
   }
 
   /// `LINE:COLUMN: error: MESSAGE`, the part of the report after the input's name.

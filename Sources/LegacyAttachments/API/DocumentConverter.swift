@@ -21,7 +21,7 @@ import Glibc
 /// }
 /// ```
 ///
-/// A document is rejected (thrown as ``DocumentError``) for the reasons SPEC.md gives, for
+/// A document is rejected (thrown as ``DocumentError``) for the reasons the user guide gives (docs/guide.md, "Bad input"), for
 /// warnings when `strict` is set, and with ``ConversionDiagnostic/Kind/notOneDocument`` when the bytes
 /// hold no document or more than one. Diagnostics are located in the document itself (line 1 is
 /// its first line).
@@ -162,8 +162,11 @@ extension ConversionOptions {
     }
   }
 
-  /// The command line's checks, all of them: those of ``validateConversion()``, and a
-  /// `_bulk_docs` body size from 1 to 1,000,000, for push, pull and upgrade only.
+  /// The command line's checks, all of them: a `revpos` from 1, for push (and check) with the
+  /// `litecore` naming; `naming` for push (and check); `updateBlobs` for pull; a missing-blob
+  /// stub for push with a store; `upgradeInto` a usable property name, and only for upgrade; a
+  /// CouchDB document size limit from 1; and a `_bulk_docs` body size from 1 to 1,000,000, for
+  /// push, pull and upgrade only.
   ///
   /// ``DocumentConverter`` and ``CBLAttachments/convert(_:options:)`` check options themselves,
   /// and so does ``CBLAttachments/convertStream(_:options:chunkSize:)``; a ``StreamConverter``

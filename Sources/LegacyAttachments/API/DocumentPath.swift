@@ -122,12 +122,15 @@ public struct DocumentPath: Sendable, Hashable, CustomStringConvertible {
   }
 }
 
-/// A `--docs` path that is not one.
+/// A document path (`--docs`) that is not one.
 public struct DocumentPathError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The text given as the path, unchanged.
   public var path: String
 
+  /// What a path must be.
+  public static let rule = ". or steps .NAME, .\"JSON string\" and [] (like .results[].doc)"
+
   public var description: String {
-    "--docs must be . or steps .NAME, .\"JSON string\" and [] (like .results[].doc), not '\(path)'"
+    "a document path must be \(Self.rule), not '\(path)'"
   }
 }

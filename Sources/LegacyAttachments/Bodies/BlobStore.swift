@@ -37,17 +37,32 @@ extension BlobStoreOptions {
 public struct BlobStoreError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The store's folder, as ``BlobStoreOptions/directory`` names it.
   public var directory: String
-  /// Why the system refused the folder (`stat(2)`, `mkdir(2)`); nil when it is not a directory.
+  /// Why the system refused the folder (`stat(2)`, `mkdir(2)`); nil when it is not a directory,
+  /// or when it ``holdsDatabaseStore``.
   public var errno: SystemErrno?
+  /// The folder holds an `Attachments` folder and no `.blob` file: it is a Couchbase Lite
+  /// database folder named without `.cblite2`, and its store is `directory/Attachments`.
+  public var holdsDatabaseStore = false
+
+  /// Why `directory` cannot be used: `errno`, or not a directory.
+  public init(directory: String, errno: SystemErrno?) {
+    self.directory = directory
+    self.errno = errno
+  }
 
   public var description: String {
+    if holdsDatabaseStore {
+      return "\(directory): error: cannot use as a blob store: it holds an Attachments folder and"
+        + " no .blob file, as a Couchbase Lite database folder does; its store is"
+        + " \(directory)/Attachments"
+    }
     if let errno { return "\(directory): error: cannot use as a blob store: \(errno)" }
     return "\(directory): error: cannot use as a blob store: Not a directory"
   }
 }
 
 /// The store itself: a folder of files named by the SHA-1 of their bytes, read and written as
-/// Couchbase Lite does (SPEC.md, "Attachment bodies"). Shared by the threads of a run; what it
+/// Couchbase Lite does (docs/blobs.md). Shared by the threads of a run; what it
 /// remembers (each file's check, for `--check`) is behind a mutex.
 final class BlobStore: @unchecked Sendable {
   let options: BlobStoreOptions
@@ -90,7 +105,22 @@ final class BlobStore: @unchecked Sendable {
     } catch {
       throw BlobStoreError(directory: path, errno: nil)
     }
+    if Self.holdsDatabaseStore(path) {
+      var error = BlobStoreError(directory: path, errno: nil)
+      error.holdsDatabaseStore = true
+      throw error
+    }
     return BlobStore(options: options)
+  }
+
+  /// Whether `path` is a Couchbase Lite database folder named without `.cblite2`: it has an
+  /// `Attachments` folder and no `.blob` file of its own. (Its blobs would all be missing, and
+  /// pull would store new ones beside the store.)
+  private static func holdsDatabaseStore(_ path: String) -> Bool {
+    guard (try? SystemFileDescriptor.status(ofPath: path + "/Attachments"))?.isDirectory == true,
+      let names = try? Paths.directoryEntries(path)
+    else { return false }
+    return !names.contains { $0.hasSuffix(".blob") }
   }
 
   // MARK: Names

@@ -1,5 +1,5 @@
 /// Carries attachment bytes between the blob store and documents' `data` members, checking
-/// each body against its digest and length as it goes (SPEC.md, "Attachment bodies").
+/// each body against its digest and length as it goes (docs/blobs.md).
 ///
 /// A body is hashed as it is read and encoded as it is written: to push, a file is read in
 /// pieces straight into the output as base64; to pull, a `data` string is decoded in pieces
@@ -100,10 +100,11 @@ struct BodyCarrier {
   /// failing store (an error, and the failure that ends the run, returned). Returns whether the
   /// bytes are in the store.
   func storeInline(
-    data: UnsafeBufferPointer<UInt8>, label: BodyLabel, place: String,
+    data: UnsafeBufferPointer<UInt8>, label: BodyLabel, decodingStreams: Bool, place: String,
     offset: StreamOffset, strict: Bool, problems: inout [Problem], workspace: inout BodyWorkspace
   ) -> (stored: Bool, failure: ConversionIOError?) {
-    let outcome = store(data: data, label: label, workspace: &workspace)
+    let outcome = store(
+      data: data, label: label, decodingStreams: decodingStreams, workspace: &workspace)
     func problem(_ kind: ConversionDiagnostic.Kind, _ severity: ConversionDiagnostic.Severity) {
       problems.append(
         Problem(
@@ -168,8 +169,13 @@ struct BodyCarrier {
   /// Decodes a `data` string token into the store, checked against its label, and puts it in
   /// place under the SHA-1 of its bytes. Bytes that do not match, or invalid base64, store
   /// nothing. The name of a file it makes is added to the workspace's `stored`.
+  ///
+  /// `decodingStreams`: bytes that are the gzip stream an `"encoding":"gzip"` entry's digest
+  /// names are stored as what they decode to (a new blob, for upgrade); otherwise as they are
+  /// (pull: the blob an entry mirrors names the bytes its digest names).
   func store(
-    data: UnsafeBufferPointer<UInt8>, label: BodyLabel, workspace: inout BodyWorkspace
+    data: UnsafeBufferPointer<UInt8>, label: BodyLabel, decodingStreams: Bool,
+    workspace: inout BodyWorkspace
   ) -> Outcome {
     var body: PendingBody
     do {
@@ -199,9 +205,11 @@ struct BodyCarrier {
       return .otherBytes(file: nil, actual: actual)
     case .unknownEncoding:
       return .encoded(label.encoding ?? [])
-    case .verifiedStream:
+    case .verifiedStream where decodingStreams:
       // The bytes are the stream the server stores: the attachment is what it decodes to.
       if let failure = storeDecoded(data: data, into: &body, sha1: &sha1) { return failure }
+    case .verifiedStream:
+      break
     case .verified, .unverified:
       break
     }

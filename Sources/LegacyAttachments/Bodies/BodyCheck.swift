@@ -10,12 +10,6 @@ struct BodyLabel {
   /// returns it as `data`; CouchDB returns the decoded bytes.
   var encoding: [UInt8]?
 
-  init(digest: AttachmentDigest, mayBeCompressed: Bool = false, encoding: [UInt8]? = nil) {
-    self.digest = digest
-    self.mayBeCompressed = mayBeCompressed
-    self.encoding = encoding
-  }
-
   /// The label of an entry or blob whose digest is `digest`, from its `encoding` and
   /// `content_type` members.
   init(digest: AttachmentDigest, members: AttachmentMembers, text: UnsafeBufferPointer<UInt8>) {
@@ -24,17 +18,26 @@ struct BodyLabel {
       return JSONText.decodeString(UnsafeBufferPointer(rebasing: text[span.start..<span.end]))
     }
     self.digest = digest
-    encoding = members.isEncoded ? string(members.encoding) ?? [] : nil
+    // A value that is not a string names no encoding anyone knows: its JSON text stands for it.
+    encoding =
+      members.isEncoded
+      ? string(members.encoding)
+        ?? Array(UnsafeBufferPointer(rebasing: text[members.encoding.start..<members.encoding.end]))
+      : nil
     mayBeCompressed =
       members.isEncoded || string(members.contentType).map(CouchDB.compresses) == true
   }
 
-  /// Whether the entry says its bytes are stored gzip-compressed.
-  var isGzipEncoded: Bool { encoding?.elementsEqual("gzip".utf8) == true }
+  /// Whether the entry says its bytes are stored gzip-compressed (`gzip` in any case, as HTTP
+  /// compares content codings).
+  var isGzipEncoded: Bool {
+    guard let encoding, encoding.count == 4 else { return false }
+    return encoding.map { $0 | 0x20 }.elementsEqual("gzip".utf8)
+  }
 }
 
 /// How the bytes of a `data` member stand to their label: checked against the digest as each
-/// peer computes it (SPEC.md, "Running peers").
+/// peer computes it (docs/couchdb.md).
 enum BodyCheck: Equatable {
   /// They are the digest's: their own hash, or, for `md5-`, the MD5 of the gzip stream CouchDB
   /// stores for them.
@@ -113,28 +116,24 @@ struct BodyWorkspace {
 
 /// The compression level a run's CouchDB stores bodies at, as learnt from the bodies checked so
 /// far: tried first for the next body, so that a server set to another level than 8 costs one
-/// compression per body once it is found.
-///
-/// When no level gives a body's digest (a CouchDB whose zlib makes other streams, or bytes that
-/// are not the digest's), later bodies are tried at the likely level only: the search is not
-/// paid again for each of them.
+/// compression per body once it is found. Only the order of the tries depends on it: whether a
+/// body is verified does not (every level is tried before a body is called unverified), so the
+/// verdicts are the same in any order of the documents, and on any number of threads.
 struct CompressionLevelGuess {
   private(set) var likely = CouchDB.defaultCompressionLevel
-  private var searches = true
 
   /// The level at which CouchDB's stream of `body` has the MD5 `digest`, or nil when none has.
   mutating func level(
     giving digest: [UInt8], body: ((UnsafeRawBufferPointer) -> Void) -> Void
   ) -> Int32? {
-    if CouchDB.md5OfStoredStream(level: likely, body: body) == digest { return likely }
-    guard searches else { return nil }
-    for level in Int32(1)...9 where level != likely {
+    let order = [likely, CouchDB.defaultCompressionLevel, 6] + Array(Int32(1)...9)
+    var tried = Set<Int32>()
+    for level in order where tried.insert(level).inserted {
       if CouchDB.md5OfStoredStream(level: level, body: body) == digest {
         likely = level
         return level
       }
     }
-    searches = false
     return nil
   }
 }

@@ -68,9 +68,11 @@ struct GzipDecompressor: ~Copyable {
   private static let outputSize = 1 << 16
   /// Whether the gzip stream has ended (its trailer read and checked).
   private(set) var ended = false
+  /// How many members (RFC 1952: whole gzip streams, one after another) have ended.
+  private var membersEnded = 0
 
   /// Why a stream cannot be read: zlib's message for it ("incorrect header check", "invalid
-  /// block type", "incorrect data check"), or bytes after its end.
+  /// block type", "incorrect data check"), after which member when it is not the first.
   struct Invalid: Error, Equatable {
     var reason: String
   }
@@ -93,7 +95,7 @@ struct GzipDecompressor: ~Copyable {
     _ bytes: UnsafeRawBufferPointer, to sink: (UnsafeRawBufferPointer) throws(E) -> Void
   ) throws(DecompressionFailure<E>) {
     guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-    if ended { throw .invalid(Invalid(reason: "bytes after the end of the gzip stream")) }
+    if ended { startNextMember() }
     stream.pointee.next_in = UnsafeMutablePointer(
       mutating: base.assumingMemoryBound(to: UInt8.self))
     stream.pointee.avail_in = UInt32(bytes.count)
@@ -114,15 +116,22 @@ struct GzipDecompressor: ~Copyable {
         if status == Z_BUF_ERROR && stream.pointee.avail_in == 0 { return }
       case Z_STREAM_END:
         ended = true
-        if stream.pointee.avail_in > 0 {
-          throw .invalid(Invalid(reason: "bytes after the end of the gzip stream"))
-        }
-        return
+        membersEnded += 1
+        guard stream.pointee.avail_in > 0 else { return }
+        startNextMember()
       default:
         let reason = stream.pointee.msg.map { String(cString: $0) } ?? "zlib error \(status)"
-        throw .invalid(Invalid(reason: reason))
+        throw .invalid(
+          Invalid(reason: membersEnded == 0 ? reason : "after member \(membersEnded): \(reason)"))
       }
     }
+  }
+
+  /// Bytes after a member's end: another member begins (RFC 1952 2.2; gzip(1) and Go's
+  /// compress/gzip, which Sync Gateway uses, read them all as one stream).
+  private mutating func startNextMember() {
+    ended = false
+    guard inflateReset(stream) == Z_OK else { fatalError("inflateReset failed") }
   }
 
   /// Checks that the stream has ended; a stream cut short is invalid.

@@ -516,7 +516,7 @@ final class ConversionEngine {
       text: open ? context.pointee.scanner.finishedText : nil, view: window.view)
   }
 
-  /// Reports malformed JSON found at `offset`, then stops, skips or resumes (SPEC.md, "Bad input"
+  /// Reports malformed JSON found at `offset`, then stops, skips or resumes (docs/guide.md, "Bad input"
   /// and "Envelopes"). `truncation` is the message for an input that ends inside an envelope.
   private func malformed(
     at offset: StreamOffset, message: String, truncation: String? = nil,

@@ -276,7 +276,7 @@ struct DocumentHandler: ~Copyable {
     let place = lines.position(of: problem.offset, in: view)
     return ConversionDiagnostic(
       severity: problem.severity, kind: problem.kind, line: place.line, column: place.column,
-      message: problem.message, documentID: documentID)
+      message: problem.message, documentID: documentID, advice: problem.advice)
   }
 
   private func identifier(

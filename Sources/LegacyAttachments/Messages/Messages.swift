@@ -6,7 +6,7 @@ enum Messages {
   static func notAnObject(_ kind: ValueKind, suggestListFormat: Bool) -> String {
     var message = "document is not a JSON object (it is \(kind.article))"
     if kind == .array && suggestListFormat {
-      message += "; for a file holding one array of documents, use --format list"
+      message += "; a file holding one array of documents is read in list framing"
     }
     return message
   }
@@ -35,7 +35,8 @@ enum Messages {
 
   static func entryDataDropped(name: String) -> String {
     "_attachments entry \(ConversionDiagnostic.quoted(name)) carries the attachment's bytes (\"data\");"
-      + " push replaces it with the blob's entry, which has none (push --blobs DIR carries them)"
+      + " push replaces it with the blob's entry, which has none (a push with a blob store carries"
+      + " them)"
   }
 
   static func entryDataNotString(name: String, kind: ValueKind) -> String {
@@ -104,12 +105,13 @@ enum Messages {
     let entry = "_attachments entry \(ConversionDiagnostic.quoted(name))"
     switch reason {
     case .namesNoPlace:
-      return "\(entry) has a name a push makes, but no blob has its digest; it is kept"
+      return "\(entry) has a name a push makes but gives no place a blob can be at, and no blob"
+        + " has its digest; it is kept"
     case .noBlob(let place):
       return "\(entry) has a name a push makes, but no blob is at \(place); it is kept"
     case .otherDigest(let place):
       return "\(entry) does not mirror the blob at \(place): their digests differ (the attachment"
-        + " was replaced; --update-blobs puts the new one in the blob); it is kept"
+        + " was replaced; a pull that updates blobs puts the new one in the blob); it is kept"
     case .otherLength(let place, let entryLength?, let blobLength?):
       return "\(entry) has an md5- digest (CouchDB's), and its length (\(entryLength)) is not the"
         + " blob's at \(place) (\(blobLength)), so it does not mirror it; it is kept"
@@ -119,6 +121,9 @@ enum Messages {
     case .otherLength(let place, _, nil):
       return "\(entry) has an md5- digest (CouchDB's), and the blob at \(place) has no length to"
         + " compare with its own, so it cannot be told to mirror it; it is kept"
+    case .otherBytes(let place):
+      return "\(entry) has an md5- digest (CouchDB's), and the bytes it carries are not the blob's"
+        + " at \(place) (their SHA-1 is not its digest): the attachment was replaced; it is kept"
     case .noDigest:
       return "\(entry) has a name a push makes, but no digest to match a blob by; it is kept"
     case .blobWithoutDigest(let place):
@@ -233,13 +238,13 @@ enum Messages {
 
   static func listNotArray(_ kind: ValueKind) -> String {
     var message =
-      "with --format list the input must be one JSON array of documents; it is \(kind.article)"
-    if kind == .object { message += " (for one document after another, use --format lines)" }
+      "in list framing the input must be one JSON array of documents; it is \(kind.article)"
+    if kind == .object { message += " (one document after another is read in lines framing)" }
     return message
   }
 
   static let listMoreFollows =
-    "with --format list the input must be one JSON array; more follows it"
+    "in list framing the input must be one JSON array; more follows it"
 
   // MARK: Malformed JSON
 
@@ -319,7 +324,8 @@ enum Messages {
   static func entryWithoutDataOrStub(name: String) -> String {
     "_attachments entry \(ConversionDiagnostic.quoted(name)) has neither \"data\" nor \"stub\":true; Sync"
       + " Gateway's REST API answers 400 \"Missing data of attachment\", CouchDB 400 \"Invalid"
-      + " attachment data\" (push --blobs carries the bytes; push --naming litecore writes stubs)"
+      + " attachment data\" (a push with a blob store carries the bytes; the litecore naming writes"
+      + " stubs)"
   }
 
   static func invalidRevpos(name: String, revpos: String?) -> String {

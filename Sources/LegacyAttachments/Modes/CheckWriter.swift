@@ -1,4 +1,4 @@
-/// `--check` (SPEC.md, "Inspection" and "Couchbase Lite compatibility"): one NDJSON finding per
+/// `--check` (docs/inspect.md): one NDJSON finding per
 /// problem Sync Gateway would refuse or a conversion would lose.
 ///
 /// Every problem of a document is a finding, whatever its severity: the structural ones the
@@ -8,9 +8,6 @@ struct CheckWriter: DocumentWriter {
   private let push: PushWriter
   /// With `--blobs`: the store whose files are checked.
   private let store: BlobStore?
-  /// Whether blobs' names are `jsonpath` names (the naming measured), so `$` names compare as
-  /// they are.
-  private let jsonpathNames: Bool
 
   /// The CouchDB `max_document_size` measured against, nil for none.
   private let couchDBLimit: Int?
@@ -18,7 +15,6 @@ struct CheckWriter: DocumentWriter {
   init(options: ConversionOptions, store: BlobStore?) {
     push = PushWriter(options: options, store: nil)
     self.store = store
-    jsonpathNames = options.naming == .jsonpath
     couchDBLimit = options.couchDBMaxDocumentSize
   }
 
@@ -73,7 +69,7 @@ struct CheckWriter: DocumentWriter {
     }
   }
 
-  /// What Couchbase Lite's replicator does not take (SPEC.md, "Couchbase Lite compatibility"):
+  /// What Couchbase Lite's replicator does not take (docs/blobs.md):
   /// blobs whose digest no entry has, entries with a synthesized name and no blob there, `md5-`
   /// digests.
   private func findCompatibilityProblems(
@@ -97,6 +93,7 @@ struct CheckWriter: DocumentWriter {
             pointer: String(decoding: document.name(blob.pointer), as: UTF8.self)))
       }
     }
+    var matcher = DigestMatcher(text: text, blobs: document.blobs.elements)
     for entry in entries where entry.isObject {
       func pointer() -> String {
         var pointer = ByteBuffer(capacity: 64)
@@ -106,7 +103,7 @@ struct CheckWriter: DocumentWriter {
       let name = JSONText.decodeString(
         UnsafeBufferPointer(rebasing: text[entry.key.start..<entry.key.end]))
       let isSynthesized = name.withUnsafeBufferPointer { AttachmentNaming.isSynthesized($0) }
-      if isSynthesized && !hasBlob(named: name, entry: entry, document, text: text) {
+      if isSynthesized && !hasBlob(named: name, entry: entry, &matcher) {
         problems.append(
           Problem(
             kind: .orphanEntry, severity: .error, offset: entry.keyOffset,
@@ -130,24 +127,14 @@ struct CheckWriter: DocumentWriter {
 
   /// Whether a blob is at the place a synthesized name gives (`blob_` and digits name none: a
   /// blob with the entry's digest stands for it).
-  private func hasBlob(
-    named name: [UInt8], entry: LegacyEntry, _ document: borrowing ScannedDocument,
-    text: UnsafeBufferPointer<UInt8>
-  ) -> Bool {
-    let blobs = document.blobs.elements
-    if name.starts(with: "blob_/".utf8) {
-      let pointer = name.dropFirst(5)
-      return blobs.contains { document.name($0.pointer).elementsEqual(pointer) }
+  private func hasBlob(named name: [UInt8], entry: LegacyEntry, _ matcher: inout DigestMatcher)
+    -> Bool
+  {
+    if name.starts(with: "blob_/".utf8) || name.first == UInt8(ascii: "$") {
+      guard let place = NamedPlace(name: name) else { return false }
+      return matcher.blobIndex(at: place) != nil
     }
-    if name.first == UInt8(ascii: "$") {
-      if jsonpathNames { return blobs.contains { document.name($0.name).elementsEqual(name) } }
-      guard let pointer = AttachmentNaming.pointer(ofJSONPath: name) else { return false }
-      return blobs.contains { document.name($0.pointer).elementsEqual(pointer) }
-    }
-    return blobs.contains {
-      $0.members.digestIsString && entry.members.digestIsString
-        && JSONText.decodedEqual($0.members.digest, entry.members.digest, in: text)
-    }
+    return entry.members.digestIsString && matcher.matches(entry.members.digest)
   }
 
   /// `--blobs`: every blob and legacy entry whose digest names a file has an intact file of the
@@ -213,7 +200,7 @@ struct CheckWriter: DocumentWriter {
   }
 
   /// What Sync Gateway's REST API and replication, and CouchDB, refuse in one `_attachments`
-  /// entry, as given (SPEC.md, "Couchbase Lite compatibility" and "Running peers").
+  /// entry, as given (docs/inspect.md).
   private func findProblems(
     of entry: LegacyEntry, hasRevision: Bool, text: UnsafeBufferPointer<UInt8>,
     into problems: inout [Problem], workspace: inout WriterWorkspace
@@ -262,14 +249,43 @@ struct CheckWriter: DocumentWriter {
       && JSONNumber.isPositiveInteger(UnsafeBufferPointer(rebasing: text[span.start..<span.end]))
   }
 
-  /// Appends the findings only a whole object shows: attachments over 20 MiB, and the metadata
-  /// push would write over 1 MiB.
+  /// Appends the findings only a whole object shows: attachments over 20 MiB, the metadata
+  /// push would write over 1 MiB, and documents over Sync Gateway's or CouchDB's limit.
   func write(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
     to output: inout ByteBuffer, statistics: inout ConversionStatistics,
     workspace: inout WriterWorkspace,
     problems: inout [Problem]
   ) -> ConversionIOError? {
+    appendAttachmentSizes(
+      document, text: text, line: line, to: &output, statistics: &statistics,
+      workspace: &workspace)
+    let attachments = document.attachments
+    guard attachments.count == 0 || attachments.isSingleObject else { return nil }
+    appendPushedSizes(
+      document, text: text, line: line, to: &output, statistics: &statistics,
+      workspace: &workspace)
+    // CouchDB's measure is never more than twice the compact text (a number counts at most one
+    // more than its digits), so most documents are passed without it.
+    if let limit = couchDBLimit, text.count > limit / 2 {
+      let size = CouchDB.documentSize(text)
+      if size > limit {
+        Self.appendFinding(
+          id: document.identifier, text: text, line: line,
+          problem: ConversionDiagnostic.Kind.couchDBDocumentTooLarge.rawValue, pointer: "",
+          detail: Messages.couchDBDocumentTooLarge(bytes: size, limit: limit),
+          path: workspace.path, to: &output, statistics: &statistics)
+      }
+    }
+    return nil
+  }
+
+  /// Blobs and entries whose `length` is over Sync Gateway's 20 MiB.
+  private func appendAttachmentSizes(
+    _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
+    to output: inout ByteBuffer, statistics: inout ConversionStatistics,
+    workspace: inout WriterWorkspace
+  ) {
     for blob in document.blobs.elements {
       guard let size = Self.numberValue(blob.members.length, text: text),
         size.exceeds(SyncGatewayLimits.attachmentBytes)
@@ -292,8 +308,16 @@ struct CheckWriter: DocumentWriter {
         pointer: String(decoding: workspace.measured.bytes, as: UTF8.self),
         path: workspace.path, to: &output, statistics: &statistics)
     }
+  }
+
+  /// The `_attachments` push would write, over 1 MiB, and the document it would send, over
+  /// Sync Gateway's 20 MiB.
+  private func appendPushedSizes(
+    _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
+    to output: inout ByteBuffer, statistics: inout ConversionStatistics,
+    workspace: inout WriterWorkspace
+  ) {
     let attachments = document.attachments
-    guard attachments.count == 0 || attachments.isSingleObject else { return nil }
     // Measured in a buffer of its own, taken out of the workspace meanwhile.
     var measured = ByteBuffer(capacity: 0)
     swap(&measured, &workspace.measured)
@@ -325,19 +349,6 @@ struct CheckWriter: DocumentWriter {
         pointer: "", detail: Messages.documentTooLarge(bytes: documentSize),
         path: workspace.path, to: &output, statistics: &statistics)
     }
-    // CouchDB's measure is never more than twice the compact text (a number counts at most one
-    // more than its digits), so most documents are passed without it.
-    if let limit = couchDBLimit, text.count > limit / 2 {
-      let size = CouchDB.documentSize(text)
-      if size > limit {
-        Self.appendFinding(
-          id: document.identifier, text: text, line: line,
-          problem: ConversionDiagnostic.Kind.couchDBDocumentTooLarge.rawValue, pointer: "",
-          detail: Messages.couchDBDocumentTooLarge(bytes: size, limit: limit),
-          path: workspace.path, to: &output, statistics: &statistics)
-      }
-    }
-    return nil
   }
 
   private func appendTooLarge(

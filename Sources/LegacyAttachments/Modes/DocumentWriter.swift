@@ -1,4 +1,4 @@
-/// One mode's rules (SPEC.md: push, pull, list, check): what the mode finds wrong with a document,
+/// One mode's rules (docs/formats.md: push, pull, list, check): what the mode finds wrong with a document,
 /// and what it writes for a document it accepts.
 ///
 /// A writer reads the facts the scanner found (``ScannedDocument``) and the document's compact

@@ -1,4 +1,4 @@
-/// `--list` (SPEC.md, "Inspection"): one NDJSON row per attachment, blob references and legacy
+/// `--list` (docs/inspect.md): one NDJSON row per attachment, blob references and legacy
 /// entries alike, in document order.
 struct ListWriter: DocumentWriter {
   /// With `--blobs`: rows say whether the store has the file (`stored`).

@@ -1,4 +1,4 @@
-/// `--pull` (SPEC.md, "Pull"): removes the `_attachments` entries that mirror a blob reference
+/// `--pull` (docs/formats.md, "Behaviour details"): removes the `_attachments` entries that mirror a blob reference
 /// (``EntryMirror``: by digest, or, for an entry CouchDB re-labelled `md5-`, by the place its
 /// name gives and its length), and `_attachments` itself when that leaves it empty.
 ///
@@ -42,7 +42,7 @@ struct PullWriter: DocumentWriter {
   }
 
   private func fate(
-    of entry: LegacyEntry, in document: borrowing ScannedDocument, _ matcher: DigestMatcher,
+    of entry: LegacyEntry, in document: borrowing ScannedDocument, _ matcher: inout DigestMatcher,
     text: UnsafeBufferPointer<UInt8>
   ) -> Fate {
     let blobs = document.blobs.elements
@@ -66,7 +66,7 @@ struct PullWriter: DocumentWriter {
         }
       }
     let mirror = EntryMirror.find(
-      entry, in: document, matcher: matcher, text: text, bytesMatch: bytesMatch)
+      entry, in: document, matcher: &matcher, text: text, bytesMatch: bytesMatch)
     if case .none(let unmatched) = mirror {
       return unmatched.map { .unmatchedSynthesized($0) } ?? .unmatched
     }
@@ -100,7 +100,7 @@ struct PullWriter: DocumentWriter {
     into problems: inout [Problem], workspace: inout WriterWorkspace
   ) {
     guard document.attachments.isSingleObject, !document.entries.isEmpty else { return }
-    let matcher = DigestMatcher(text: text.baseAddress!, blobs: document.blobs.elements)
+    var matcher = DigestMatcher(text: text, blobs: document.blobs.elements)
     for entry in document.entries.elements {
       // Only an entry with bytes or a name push makes can be anything but removed or
       // untouched; the common entry is decided without decoding its name.
@@ -112,7 +112,7 @@ struct PullWriter: DocumentWriter {
           decoding: JSONText.decodeString(
             UnsafeBufferPointer(rebasing: text[entry.key.start..<entry.key.end])), as: UTF8.self)
       }
-      switch fate(of: entry, in: document, matcher, text: text) {
+      switch fate(of: entry, in: document, &matcher, text: text) {
       case .unmatched, .removed, .stored:
         continue
       case .unmatchedSynthesized(let reason):
@@ -121,7 +121,8 @@ struct PullWriter: DocumentWriter {
         problems.append(
           Problem(
             kind: .entryKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
-            message: Messages.entryKept(name: name(), reason), pointer: ""))
+            message: Messages.entryKept(name: name(), reason), pointer: "",
+            advice: reason.isOtherDigest ? .updateBlobs : nil))
       case .invalidData:
         problems.append(
           Problem(
@@ -161,10 +162,10 @@ struct PullWriter: DocumentWriter {
       output.append(text)
       return nil
     }
-    let matcher = DigestMatcher(text: text.baseAddress!, blobs: document.blobs.elements)
+    var matcher = DigestMatcher(text: text, blobs: document.blobs.elements)
     workspace.removed.removeAll()
     for entry in document.entries.elements {
-      switch fate(of: entry, in: document, matcher, text: text) {
+      switch fate(of: entry, in: document, &matcher, text: text) {
       case .removed:
         workspace.removed.push(entry.member)
       case .stored:
@@ -215,19 +216,17 @@ struct PullWriter: DocumentWriter {
       digest: stringDigest(entry.members, text: text)!, members: entry.members, text: text)
     return carrier!.storeInline(
       data: UnsafeBufferPointer(rebasing: text[entry.members.data.start..<entry.members.data.end]),
-      label: label, place: place, offset: entry.keyOffset, strict: strict, problems: &problems,
-      workspace: &workspace)
+      label: label, decodingStreams: false, place: place, offset: entry.keyOffset, strict: strict,
+      problems: &problems, workspace: &workspace)
   }
 
   // MARK: --update-blobs
 
   /// The index of the blob at the place a synthesized name gives (`blob_/` and an RFC 6901
   /// pointer, or a `$` jsonpath), when one is there.
-  private static func blobNamed(
-    _ name: [UInt8], in document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>
-  ) -> Int? {
+  private static func blobNamed(_ name: [UInt8], _ matcher: inout DigestMatcher) -> Int? {
     guard let place = NamedPlace(name: name) else { return nil }
-    return document.blobs.elements.firstIndex { place.holds(valueAt: $0.span.start, in: text) }
+    return matcher.blobIndex(at: place)
   }
 
   /// `blob_` and digits: Couchbase Lite 2.0's names, which name no place.
@@ -248,7 +247,7 @@ struct PullWriter: DocumentWriter {
       return nil
     }
     let blobs = document.blobs.elements
-    let matcher = DigestMatcher(text: text.baseAddress!, blobs: blobs)
+    var matcher = DigestMatcher(text: text, blobs: blobs)
     var removed: [Span] = []
     var updated: [Int: LegacyEntry] = [:]
     for entry in entries where entry.isObject {
@@ -276,14 +275,14 @@ struct PullWriter: DocumentWriter {
         UnsafeBufferPointer(rebasing: text[entry.members.digest.start..<entry.members.digest.end]))
       // A numbered entry with bytes names no place: it goes only as pull lets it (by digest).
       // A blob without a digest is not updated (Couchbase Lite leaves it too); the entry stays.
-      if !numbered, let index = Self.blobNamed(name, in: document, text: text),
+      if !numbered, let index = Self.blobNamed(name, &matcher),
         document.blobs.elements[index].members.digestIsString
       {
         // CouchDB re-labels every digest md5-: with the blob's length, the entry mirrors it.
         let mirrorsByPlace =
           !digest.starts(with: "sha1-".utf8)
           && EntryMirror.find(
-            entry, in: document, matcher: matcher, text: text, bytesMatch: nil
+            entry, in: document, matcher: &matcher, text: text, bytesMatch: nil
           ).mirrors
         guard digest.starts(with: "sha1-".utf8) || mirrorsByPlace else {
           problems.append(
@@ -349,7 +348,7 @@ struct PullWriter: DocumentWriter {
       // names one stays, that is said.
       let namesDigestlessBlob =
         !numbered
-        && Self.blobNamed(name, in: document, text: text).map {
+        && Self.blobNamed(name, &matcher).map {
           !document.blobs.elements[$0].members.digestIsString
         } == true
       func notUpdated() {
@@ -360,7 +359,7 @@ struct PullWriter: DocumentWriter {
             message: Messages.blobWithoutDigestNotUpdated(name: quoted), pointer: ""))
       }
       // A name that gives no blob: matched by digest, as pull does.
-      switch fate(of: entry, in: document, matcher, text: text) {
+      switch fate(of: entry, in: document, &matcher, text: text) {
       case .removed:
         removed.append(entry.member)
       case .stored:
@@ -460,10 +459,10 @@ struct PullWriter: DocumentWriter {
   ) -> Set<Int> {
     guard Self.applies(to: document) else { return [] }
     let blobs = document.blobs.elements
-    let matcher = DigestMatcher(text: text.baseAddress!, blobs: blobs)
+    var matcher = DigestMatcher(text: text, blobs: blobs)
     var removed = Set<Int>()
     for entry in document.entries.elements {
-      let fate = fate(of: entry, in: document, matcher, text: text)
+      let fate = fate(of: entry, in: document, &matcher, text: text)
       // With --blobs, an entry whose bytes are stored goes too (the caller stores them).
       if fate == .removed || fate == .stored { removed.insert(entry.member.start) }
     }

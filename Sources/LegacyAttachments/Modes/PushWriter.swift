@@ -1,4 +1,4 @@
-/// `--push` (SPEC.md, "Push"): an `_attachments` entry for every blob reference with a digest.
+/// `--push` (docs/formats.md, "Behaviour details"): an `_attachments` entry for every blob reference with a digest.
 ///
 /// Existing entries keep their place and order, except those with a synthesized name (made by an
 /// earlier push, in either naming), which are replaced; new entries follow, in document order.
@@ -60,7 +60,7 @@ struct PushWriter: DocumentWriter {
         Problem(
           kind: .dataDropped, severity: strict ? .error : .warning, offset: entry.keyOffset,
           message: Messages.entryDataDropped(name: document.string(entry.key, in: text)),
-          pointer: ""))
+          pointer: "", advice: .blobStore))
     }
   }
 

@@ -1,4 +1,4 @@
-/// `--upgrade` (SPEC.md, "Couchbase Lite compatibility"): moves legacy attachments into blob
+/// `--upgrade` (docs/blobs.md): moves legacy attachments into blob
 /// properties, the migration the design leaves to applications, for documents from Couchbase
 /// Lite 1.x, CouchDB and PouchDB.
 ///
@@ -437,7 +437,7 @@ struct UpgradeWriter: DocumentWriter {
     else { return (false, nil) }
     return carrier.storeInline(
       data: UnsafeBufferPointer(rebasing: text[entry.members.data.start..<entry.members.data.end]),
-      label: BodyLabel(digest: digest, members: entry.members, text: text),
+      label: BodyLabel(digest: digest, members: entry.members, text: text), decodingStreams: true,
       place: "_attachments entry "
         + ConversionDiagnostic.quoted(document.string(entry.key, in: text)),
       offset: entry.keyOffset, strict: strict, problems: &problems, workspace: &workspace)

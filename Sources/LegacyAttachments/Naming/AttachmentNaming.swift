@@ -85,7 +85,7 @@ enum PathStyle: BitwiseCopyable {
   }
 }
 
-/// The two ways push names the `_attachments` entries it makes (SPEC.md, "Attachment names"), and
+/// The two ways push names the `_attachments` entries it makes (docs/formats.md, "Naming rules"), and
 /// the test that recognises a name either of them made.
 struct AttachmentNaming: BitwiseCopyable {
   /// How the path after the prefix is written: `jsonpath` for `jsonpath`, `pointer` for
@@ -116,7 +116,7 @@ struct AttachmentNaming: BitwiseCopyable {
     output.appendDecimal(revpos)
   }
 
-  /// Whether `name` (a decoded entry key) is a name that some push made, in either naming (SPEC.md,
+  /// Whether `name` (a decoded entry key) is a name that some push made, in either naming (docs/formats.md,
   /// push rule 3): `$` and one or more well-formed `jsonpath` steps; `blob_/` and a JSON Pointer;
   /// or `blob_` and digits only (Couchbase Lite 2.0's `blob_1`).
   static func isSynthesized(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -185,48 +185,4 @@ struct AttachmentNaming: BitwiseCopyable {
 
   private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 
-  /// The RFC 6901 pointer of the place a `$` jsonpath name gives (keys unescaped, then escaped
-  /// as pointer tokens; `[n]` as `/n`), or nil when it is not one.
-  static func pointer(ofJSONPath name: [UInt8]) -> [UInt8]? {
-    guard name.first == UInt8(ascii: "$") else { return nil }
-    var pointer: [UInt8] = []
-    var index = 1
-    while index < name.count {
-      switch name[index] {
-      case UInt8(ascii: "."):
-        index += 1
-        var key: [UInt8] = []
-        while index < name.count && name[index] != UInt8(ascii: ".")
-          && name[index] != UInt8(ascii: "[")
-        {
-          if name[index] == UInt8(ascii: "\\"), index + 1 < name.count {
-            key.append(name[index + 1])
-            index += 2
-          } else {
-            key.append(name[index])
-            index += 1
-          }
-        }
-        pointer.append(UInt8(ascii: "/"))
-        for byte in key {
-          switch byte {
-          case UInt8(ascii: "~"): pointer += [UInt8(ascii: "~"), UInt8(ascii: "0")]
-          case UInt8(ascii: "/"): pointer += [UInt8(ascii: "~"), UInt8(ascii: "1")]
-          default: pointer.append(byte)
-          }
-        }
-      case UInt8(ascii: "["):
-        index += 1
-        pointer.append(UInt8(ascii: "/"))
-        while index < name.count && name[index] != UInt8(ascii: "]") {
-          pointer.append(name[index])
-          index += 1
-        }
-        index += 1
-      default:
-        return nil
-      }
-    }
-    return pointer
-  }
 }

@@ -17,6 +17,10 @@ struct NamedPlace: Equatable {
 
   var steps: [Step]
 
+  init(steps: [Step]) {
+    self.steps = steps
+  }
+
   /// The place `name` (a decoded entry key) gives: `blob_/` and an RFC 6901 pointer, or `$` and
   /// jsonpath steps (only `\\`, `\.`, `\[` are escapes; `[digits]` indexes arrays). Nil for any
   /// other name, `blob_` and digits (Couchbase Lite 2.0's names, which give no place) among them.
@@ -95,11 +99,32 @@ struct NamedPlace: Equatable {
   }
 
   /// The array index decimal `digits` write (no leading zero but in `0`), or nil.
-  private static func index(_ digits: some Collection<UInt8>) -> Int? {
+  static func index(_ digits: some Collection<UInt8>) -> Int? {
     guard let first = digits.first, digits.count <= 18,
       digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), first != 0x30 || digits.count == 1
     else { return nil }
     return digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+  }
+
+  /// The place as an RFC 6901 JSON Pointer (`/photos/0`, `~` and `/` in keys escaped), for
+  /// messages.
+  var pointer: String {
+    var text = ""
+    for step in steps {
+      text += "/"
+      switch step {
+      case .index(let index): text += String(index)
+      case .key(let key), .token(let key):
+        for byte in String(decoding: key, as: UTF8.self).unicodeScalars {
+          switch byte {
+          case "~": text += "~0"
+          case "/": text += "~1"
+          default: text.unicodeScalars.append(byte)
+          }
+        }
+      }
+    }
+    return text
   }
 
   /// Whether the value that starts at `offset` of `text`, a document's compact text (valid JSON

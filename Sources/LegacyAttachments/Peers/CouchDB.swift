@@ -131,7 +131,8 @@ extension CouchDB {
     if !isFloat {
       let digits = token.count - (negative ? 1 : 0)
       if magnitude == 0 { return 1 }
-      if digits <= 4 { return digits + sign }
+      // Beyond a double's range CouchDB's math:log10 fails (it answers 500): the digits then.
+      if digits <= 4 || !magnitude.isFinite { return digits + sign }
       return Int(log10(magnitude)) + 1 + sign
     }
     if magnitude == 0 || magnitude == 1 { return 3 + (value < 0 ? 1 : 0) }

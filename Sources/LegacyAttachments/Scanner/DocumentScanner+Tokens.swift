@@ -321,6 +321,7 @@ extension DocumentScanner {
   func notAnObjectProblem(_ kind: ValueKind) -> Problem {
     Problem(
       kind: .notAnObject, severity: .error, offset: document.start,
-      message: Messages.notAnObject(kind, suggestListFormat: suggestsListFormat), pointer: "")
+      message: Messages.notAnObject(kind, suggestListFormat: suggestsListFormat), pointer: "",
+      advice: kind == .array && suggestsListFormat ? .listFraming : nil)
   }
 }

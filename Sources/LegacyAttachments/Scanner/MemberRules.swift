@@ -1,5 +1,5 @@
 /// Which rule, if any, cares about a member, by its container's role and its key word: the
-/// rules of SPEC.md for keys, fixed for a run by its options.
+/// rules of docs/formats.md for keys, fixed for a run by its options.
 ///
 /// The key callback looks the answer up in a small table, so that the mix of containers in a
 /// document (root, nested objects, blobs) costs no unpredictable branch per key.

@@ -26,7 +26,7 @@ enum ValueKind: UInt8, BitwiseCopyable {
   }
 }
 
-/// What an open container is, for the rules of SPEC.md.
+/// What an open container is, for the rules of docs/formats.md.
 enum Role: UInt8, BitwiseCopyable {
   /// Inside a blob, an attachment entry or a rejected document: only positions are tracked.
   case inert
@@ -187,4 +187,6 @@ struct Problem {
   var message: String
   /// The JSON Pointer of the problem's place (for `--check`).
   var pointer: String
+  /// What to do about it, for a front end to say in its terms.
+  var advice: ConversionDiagnostic.Advice? = nil
 }

@@ -18,7 +18,9 @@ public struct FileDescriptorSink: Sendable {
     isRegularFile = (try? descriptor.status().isRegularFile) ?? false
   }
 
-  /// ``init(_:name:)`` with the descriptor's number (`1` for standard output).
+  /// ``init(_:name:)`` with the descriptor's number (`1` for standard output). (Every other
+  /// call takes the descriptor itself; this one stays for the code written against 2.x.)
+  @available(*, deprecated, message: "use FileDescriptorSink(SystemFileDescriptor(rawValue: n))")
   public init(descriptor: Int32, name: String = "<stdout>") {
     self.init(SystemFileDescriptor(rawValue: descriptor), name: name)
   }

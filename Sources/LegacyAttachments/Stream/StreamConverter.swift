@@ -4,9 +4,12 @@
 /// let converter = StreamConverter(
 ///   options: ConversionOptions(mode: .push), output: FileDescriptorSink(.standardOutput))
 /// converter.diagnosticHandler = { diagnostic, input in print(diagnostic.formatted(inputName: input)) }
-/// let outcome = try converter.convert(descriptor: 0, name: "<stdin>")
+/// let outcome = try converter.convert(.standardInput, name: "<stdin>")
 /// try converter.finish()
 /// ```
+///
+/// `docs/library.md` has a whole example (a file converted into another, bad documents set
+/// aside), compiled and run by the tests.
 ///
 /// Output only ever holds whole documents; it is written when 64 KiB have gathered, at the end,
 /// when a rejected document or a diagnostic is waiting (so that everything goes out in input
@@ -119,7 +122,10 @@ public final class StreamConverter {
     jobs > 1 && options.blobs == nil && !unbuffered
   }
 
-  /// Converts everything readable from `descriptor`, named `name` in messages.
+  /// Converts everything readable from the descriptor numbered `descriptor`: a
+  /// ``SystemFileDescriptor``'s number. (Every other call takes the descriptor itself; this one
+  /// stays for the code written against 2.x.)
+  @available(*, deprecated, message: "use convert(SystemFileDescriptor(rawValue: n), name:)")
   public func convert(descriptor: Int32, name: String) throws(ConversionIOError) -> InputOutcome {
     try convert(SystemFileDescriptor(rawValue: descriptor), name: name)
   }

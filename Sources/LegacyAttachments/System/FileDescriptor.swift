@@ -27,6 +27,19 @@ public struct SystemFileDescriptor: Sendable, Hashable {
     return SystemFileDescriptor(rawValue: raw)
   }
 
+  /// ``open(_:_:permissions:)`` of an existing file, for reading.
+  public static func openForReading(_ path: String) throws(SystemErrno) -> SystemFileDescriptor {
+    try open(path, O_RDONLY)
+  }
+
+  /// ``open(_:_:permissions:)`` of a file to write, made if it is not there (`permissions`) and
+  /// emptied if it is.
+  public static func openForWriting(_ path: String, permissions: mode_t = 0o644)
+    throws(SystemErrno) -> SystemFileDescriptor
+  {
+    try open(path, O_WRONLY | O_CREAT | O_TRUNC, permissions: permissions)
+  }
+
   /// `close(2)`. Errors are ignored: nothing can be done about them once the data is written.
   public func close() { _ = Glibc.close(rawValue) }
 

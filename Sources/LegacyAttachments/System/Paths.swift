@@ -1,10 +1,10 @@
 import Glibc
 
 /// System calls on paths rather than descriptors, one thin wrapper each (EINTR handled by
-/// ``retryingInterrupted(_:)``, failures as ``SystemErrno`` values).
+/// `retryingInterrupted(_:)`, failures as ``SystemErrno`` values).
 public enum Paths {
   /// The absolute path of the file `path` names, symbolic links followed (also a link to a
-  /// file not made yet, see ``following(_:)``): for comparing a path not made yet with others.
+  /// file not made yet, see `following(_:)`): for comparing a path not made yet with others.
   /// The unresolved path when not even its folder exists.
   public static func canonical(_ path: String) -> String {
     let followed = following(path)
@@ -24,6 +24,20 @@ public enum Paths {
   /// `mkdir(2)`.
   static func makeDirectory(_ path: String, permissions: mode_t = 0o755) throws(SystemErrno) {
     _ = try retryingInterrupted { mkdir(path, permissions) }
+  }
+
+  /// `opendir(3)` and `readdir(3)`: the names in a folder (`.` and `..` left out).
+  static func directoryEntries(_ path: String) throws(SystemErrno) -> [String] {
+    guard let directory = opendir(path) else { throw SystemErrno.current }
+    defer { closedir(directory) }
+    var names: [String] = []
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) {
+        String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    return names
   }
 
   /// `link(2)`: a second name for a file; fails with `EEXIST` rather than replace one.

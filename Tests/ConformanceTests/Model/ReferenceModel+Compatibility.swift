@@ -93,7 +93,6 @@ extension ReferenceModel {
   /// The indices of the entries SPEC.md pull removes (rule 1 and rule 4), without a store.
   static func pullRemovals(_ entries: [RawMember], blobs: [BlobReference]) -> Set<Int> {
     var removed = Set<Int>()
-    let digests = Set(blobs.compactMap(\.digest))
     for (index, entry) in entries.enumerated() {
       let mirror = mirror(entry, blobs: blobs)
       if case .none = mirror { continue }

@@ -299,7 +299,8 @@ enum ReferenceModel {
   }
 
   /// Which blob an entry stands for (SPEC.md pull rule 1, and "Running peers": CouchDB
-  /// re-labels digests md5-, so an entry with a synthesized name, an md5- digest and the length
+  /// re-labels digests md5-, so an entry with a synthesized name, an md5- digest and the bytes
+  /// (SHA-1) or else the length
   /// of the blob at the place its name gives stands for that blob).
   enum Mirror: Equatable {
     case digest([UInt8])
@@ -323,11 +324,21 @@ enum ReferenceModel {
     if let digest, blobs.contains(where: { $0.digest == digest }) { return .digest(digest) }
     let synthesized = isSynthesizedName(entry.key.value)
     guard synthesized, let digest, digest.starts(with: "md5-".utf8),
-      let index = blob(named: entry.key.value, in: blobs), blobs[index].digest != nil,
+      let index = blob(named: entry.key.value, in: blobs), let blobDigest = blobs[index].digest
+    else { return .none(synthesized: synthesized) }
+    // The bytes the entry carries decide when it carries a string: their SHA-1 is the blob's
+    // digest or not (the generators' bodies are in KnownBodies; any other string is not base64).
+    if let data = entryMembers.last(where: { $0.key.equals(dataKey) })?.value,
+      let text = data.string?.value
+    {
+      return KnownBodies.table[text]?.sha1 == blobDigest
+        ? .place(index) : .none(synthesized: synthesized)
+    }
+    guard
       let blobLength = wholeNumber(blobs[index].members.last { $0.key.equals(lengthKey) }?.value),
       let entryLength = entryMembers.last(where: { $0.key.equals(lengthKey) }).map({
         wholeNumber($0.value)
-      }) ?? dataSize(entryMembers.last { $0.key.equals(dataKey) }?.value),
+      }) ?? nil,
       blobLength == entryLength
     else { return .none(synthesized: synthesized) }
     return .place(index)
@@ -342,12 +353,6 @@ enum ReferenceModel {
     NSDecimalRound(&whole, &number, 0, .plain)
     guard whole == number else { return nil }
     return NSDecimalNumber(decimal: number).intValue
-  }
-
-  /// The size a base64 `data` string stands for, by its length and padding.
-  static func dataSize(_ value: RawJSON?) -> Int? {
-    guard let text = value?.string?.value, text.count % 4 == 0 else { return nil }
-    return text.count / 4 * 3 - text.suffix(2).filter { $0 == UInt8(ascii: "=") }.count
   }
 
   // MARK: Shared
