@@ -18,6 +18,16 @@
 #                                application/json: a text attachment CouchDB stored compressed;
 #                                the same document is the note::couch line of
 #                                examples/data/legacy-dump.ndjson, which this script rewrites
+#   couchdb-bulk-get-multipart.txt       POST /app/_bulk_get, Accept: multipart/mixed: documents
+#                                with a blob and its pushed entry, a text attachment (a gzip
+#                                part), a PNG (an identity part), a deleted document and a
+#                                missing one (error parts)
+#   couchdb-bulk-get-attachments.json    the same request as JSON, attachments=true and
+#                                att_encoding_info=true: what the multipart body stands for
+#   couchdb-bulk-get-large-multipart.txt POST /parts/_bulk_get, Accept: multipart/mixed: 5 MB of
+#                                text (a 16 KiB block of words, repeated: a small gzip part),
+#                                64 KiB of binary and an empty attachment; their SHA-1 digests,
+#                                by sha1sum, are in couchdb-bulk-get-large.sha1
 set -euo pipefail
 cd "$(dirname "$0")/.."
 binary=$(realpath "${1:-.build/release/cbl-attachments}")
@@ -75,4 +85,37 @@ curl -fsS -u admin:password -H 'Content-Type: application/json' -H 'Accept: appl
   "$base/app/_bulk_get?revs=true" >"$out/couchdb-bulk-get.json"
 curl -fsS -u admin:password "$base/app/note::2017-004?attachments=true" \
   >"$out/couchdb-doc-multipart.txt"
+# Multipart bodies (--format multipart).
+curl -fsS -u admin:password -H 'Content-Type: application/json' -H 'Accept: multipart/mixed' \
+  -d '{"docs":[{"id":"user::priya"},{"id":"note::2017-004"},{"id":"recipe::pancakes"},{"id":"recipe::toast"},{"id":"recipe::missing"}]}' \
+  "$base/app/_bulk_get" >"$out/couchdb-bulk-get-multipart.txt"
+curl -fsS -u admin:password -H 'Content-Type: application/json' -H 'Accept: application/json' \
+  -d '{"docs":[{"id":"user::priya"},{"id":"note::2017-004"},{"id":"recipe::pancakes"},{"id":"recipe::toast"},{"id":"recipe::missing"}]}' \
+  "$base/app/_bulk_get?attachments=true&att_encoding_info=true" \
+  >"$out/couchdb-bulk-get-attachments.json"
+put "$base/parts"
+files=$(mktemp -d "${TMPDIR:-/tmp}/couchdb-parts.XXXXXX")
+python3 - "$files" <<'PY'
+import random, sys
+random.seed(26)
+words = ["blob", "digest", "attachment", "revision", "gateway", "couch", "lite", "sync"]
+block = " ".join(random.choice(words) for _ in range(3000)).encode()[:16384]
+with open(sys.argv[1] + "/large.txt", "wb") as f:
+    f.write((block * (5_000_000 // len(block) + 1))[:5_000_000])
+with open(sys.argv[1] + "/random.bin", "wb") as f:
+    f.write(bytes(random.getrandbits(8) for _ in range(65536)))
+open(sys.argv[1] + "/empty.bin", "wb").close()
+PY
+put -H 'Content-Type: application/json' -d '{"type":"export","note":"large parts"}' "$base/parts/large"
+put -H 'Content-Type: text/plain' --data-binary @"$files/large.txt" \
+  "$base/parts/large/large.txt?rev=$(curl -fsS -u admin:password "$base/parts/large" | sed 's/.*"_rev":"\([^"]*\)".*/\1/')"
+put -H 'Content-Type: application/octet-stream' --data-binary @"$files/random.bin" \
+  "$base/parts/large/random.bin?rev=$(curl -fsS -u admin:password "$base/parts/large" | sed 's/.*"_rev":"\([^"]*\)".*/\1/')"
+put -H 'Content-Type: application/octet-stream' --data-binary @"$files/empty.bin" \
+  "$base/parts/large/empty.bin?rev=$(curl -fsS -u admin:password "$base/parts/large" | sed 's/.*"_rev":"\([^"]*\)".*/\1/')"
+curl -fsS -u admin:password -H 'Content-Type: application/json' -H 'Accept: multipart/mixed' \
+  -d '{"docs":[{"id":"large"}]}' "$base/parts/_bulk_get" \
+  >"$out/couchdb-bulk-get-large-multipart.txt"
+(cd "$files" && sha1sum large.txt random.bin empty.bin) >"$out/couchdb-bulk-get-large.sha1"
+rm -rf "$files"
 ls -l "$out"/couchdb-*

@@ -18,6 +18,8 @@ struct Invocation {
   var version = false
   /// `--docs`, applied once every option is read.
   var documentPath: DocumentPath? = nil
+  /// `--format multipart`: how the MIME bodies are read.
+  var multipart: MultipartOptions? = nil
 }
 
 /// The `--format` names of the common envelopes, and the path each stands for.
@@ -59,6 +61,8 @@ extension Invocation {
     var into: String? = nil
     var missingBlobs: MissingBlobs? = nil
     var couchDBMaxDocumentSize: Int? = nil
+    var boundary: String? = nil
+    var inlineBytes = false
     var index = 0
     var optionsEnded = false
 
@@ -140,7 +144,13 @@ extension Invocation {
         invocation.options.revpos = number
       case "--format":
         let text = try value(for: name, inline: inline)
-        if let parsed = InputFraming(rawValue: text) {
+        invocation.multipart = nil
+        if text == "multipart" {
+          invocation.options.framing = .lines
+          invocation.options.documents = .root
+          invocation.multipart = MultipartOptions()
+          namedFormat = text
+        } else if let parsed = InputFraming(rawValue: text) {
           invocation.options.framing = parsed
           invocation.options.documents = .root
           namedFormat = nil
@@ -149,12 +159,28 @@ extension Invocation {
           invocation.options.documents = path
           namedFormat = text
         } else {
-          let formats = ["lines", "list", "changes", "all-docs", "bulk-docs", "bulk-get"]
+          let formats = [
+            "lines", "list", "changes", "all-docs", "bulk-docs", "bulk-get", "multipart",
+          ]
           throw UsageError(
             message:
-              "--format must be lines, list, changes, all-docs, bulk-docs or bulk-get, not '\(text)'"
+              "--format must be lines, list, changes, all-docs, bulk-docs, bulk-get or multipart,"
+              + " not '\(text)'"
               + (closest(to: text, among: formats).map { "; did you mean '\($0)'?" } ?? ""))
         }
+      case "--boundary":
+        let text = try value(for: name, inline: inline)
+        let bytes = Array(text.utf8)
+        guard !bytes.isEmpty, bytes.count <= 200, !bytes.contains(where: { $0 < 0x20 || $0 > 0x7E })
+        else {
+          throw UsageError(
+            message: "--boundary must be the boundary of the body's Content-Type (printable,"
+              + " without the leading --), not '\(text)'")
+        }
+        boundary = text
+      case "--inline":
+        try noValue()
+        inlineBytes = true
       case "--docs":
         let text = try value(for: name, inline: inline)
         do {
@@ -278,6 +304,15 @@ extension Invocation {
     }
     if invocation.options.revpos != nil && invocation.options.naming != .litecore {
       throw UsageError(message: "--revpos applies to --naming litecore only")
+    }
+    if boundary != nil || inlineBytes {
+      guard invocation.multipart != nil else {
+        throw UsageError(
+          message:
+            "\(boundary != nil ? "--boundary" : "--inline") applies to --format multipart only")
+      }
+      invocation.multipart?.boundary = boundary
+      invocation.multipart?.inline = inlineBytes
     }
     if let path = invocation.documentPath {
       if let namedFormat {

@@ -53,7 +53,14 @@ let optionTable: [OptionSpec] = [
     "(one JSON array of documents, as cbexport --format list writes),",
     "or a REST API body, converted in place: changes (.results[].doc),",
     "all-docs (.rows[].doc), bulk-docs (.docs[]), bulk-get",
-    "(.results[].docs[].ok, CouchDB's JSON)"),
+    "(.results[].docs[].ok, CouchDB's JSON), or multipart (a MIME",
+    "body: _bulk_get's multipart/mixed, a document's multipart/related)"),
+  OptionSpec(
+    "--boundary", value: "B", "--format multipart: the body's boundary (default: its first line",
+    "that starts with --)"),
+  OptionSpec(
+    "--inline", "--format multipart: put each part's bytes back as \"data\" instead of",
+    "storing them in --blobs DIR (push always does)"),
   OptionSpec(
     "--docs", value: "PATH", "where the documents are in each input value: a jq path of .NAME,",
     ".\"any key\" and [] steps (.doc for a continuous _changes feed)"),

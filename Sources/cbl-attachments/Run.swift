@@ -99,9 +99,16 @@ struct Run {
       printError(CommandMessages.pullIntoBulkDocs(strict: strict))
       if strict { status = 1 }
     }
-    let converter = StreamConverter(options: invocation.options, output: sink, rejects: rejects)
-    converter.unbuffered = invocation.unbuffered
-    converter.jobs = invocation.jobs ?? defaultJobs()
+    let converter: any InputConverter
+    if let multipart = invocation.multipart {
+      converter = MultipartConverter(
+        options: invocation.options, multipart: multipart, output: sink, rejects: rejects)
+    } else {
+      let stream = StreamConverter(options: invocation.options, output: sink, rejects: rejects)
+      stream.unbuffered = invocation.unbuffered
+      stream.jobs = invocation.jobs ?? defaultJobs()
+      converter = stream
+    }
     var progress: ProgressLine? = nil
     if invocation.progress { progress = ProgressLine() }
     converter.diagnosticHandler = { diagnostic, input in
@@ -272,3 +279,17 @@ func monotonicSeconds() -> Double {
   clock_gettime(CLOCK_MONOTONIC, &now)
   return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
+
+/// What a run needs of a converter: ``StreamConverter`` for JSON, ``MultipartConverter`` for
+/// MIME bodies (`--format multipart`).
+protocol InputConverter: AnyObject {
+  var diagnosticHandler: (ConversionDiagnostic, String) -> Void { get set }
+  var progressHandler: ((Int, ConversionStatistics) -> Void)? { get set }
+  var statistics: ConversionStatistics { get }
+  func convert(_ descriptor: SystemFileDescriptor, name: String) throws(ConversionIOError)
+    -> InputOutcome
+  func finish() throws(ConversionIOError)
+}
+
+extension StreamConverter: InputConverter {}
+extension MultipartConverter: InputConverter {}

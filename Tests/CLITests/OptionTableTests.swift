@@ -70,7 +70,7 @@ struct OptionTableTests {
     let samples = [
       "NAMING": "jsonpath", "N": "1", "FORMAT": "lines", "PATH": ".", "false": "false",
       "DIR": "/tmp", "PROPERTY": "files", "error|stub": "stub", "FILE": "/dev/null",
-      "BYTES": "8000000",
+      "BYTES": "8000000", "B": "b0undary",
     ]
     for option in try Self.helpOptions() {
       var spellings = [[option.long]]

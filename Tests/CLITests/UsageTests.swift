@@ -35,8 +35,8 @@ struct UsageTests {
     expectRun(
       try CLI.run(["--push", "--format=bulkdocs"], stdin: input), stdout: "",
       stderr: usageError(
-        "--format must be lines, list, changes, all-docs, bulk-docs or bulk-get, not 'bulkdocs';"
-          + " did you mean 'bulk-docs'?"), status: 2)
+        "--format must be lines, list, changes, all-docs, bulk-docs, bulk-get or multipart,"
+          + " not 'bulkdocs'; did you mean 'bulk-docs'?"), status: 2)
     // Far from every option: no guess.
     expectRun(
       try CLI.run(["--push", "-Z"], stdin: input), stdout: "",
@@ -130,7 +130,8 @@ struct UsageTests {
     expectRun(
       try CLI.run(["--pull", "--format=ndjson"], stdin: input), stdout: "",
       stderr: usageError(
-        "--format must be lines, list, changes, all-docs, bulk-docs or bulk-get, not 'ndjson'"),
+        "--format must be lines, list, changes, all-docs, bulk-docs, bulk-get or multipart,"
+          + " not 'ndjson'"),
       status: 2)
   }
 

@@ -88,6 +88,11 @@ public struct ConversionDiagnostic: Sendable, Hashable, CustomStringConvertible 
     /// Pull kept an entry with a name push makes (`$.…`, `blob_/…`, `blob_1`) that mirrors no
     /// blob of the document: no blob is where its name says, or the one there differs.
     case entryKept = "entry-kept"
+    /// A MIME multipart body that cannot be read on (`--format multipart`): no boundary, a
+    /// part cut short, a missing closing boundary, a part no document awaits.
+    case malformedMultipart = "malformed-multipart"
+    /// `_bulk_get` answered an error part for a document it could not give (`not_found`).
+    case documentError = "document-error"
   }
 
   /// What the caller can do about a problem, in the library's terms: a front end says it in its
@@ -117,6 +122,10 @@ public struct ConversionDiagnostic: Sendable, Hashable, CustomStringConvertible 
   public var documentID: String?
   /// What to do about it, when the library knows (for a front end to say in its own words).
   public var advice: Advice?
+  /// The byte offset in the input, for inputs that are not read as lines of text (a MIME
+  /// multipart body); messages then give it instead of the line and column. `line` is then the
+  /// document's number in the body.
+  public var byteOffset: Int?
 
   /// A problem at `line` and `column` (both 1-based) of the input, in the document with
   /// `documentID` when that is known.
@@ -135,14 +144,17 @@ public struct ConversionDiagnostic: Sendable, Hashable, CustomStringConvertible 
 
   /// `LINE:COLUMN: error: MESSAGE`, the part of the report after the input's name.
   public var description: String {
-    var text = "\(line):\(column): \(severity.rawValue): "
+    var text =
+      byteOffset.map { "byte \($0): \(severity.rawValue): " }
+      ?? "\(line):\(column): \(severity.rawValue): "
     if let documentID { text += "document \(ConversionDiagnostic.quoted(documentID)): " }
     return text + message
   }
 
   /// The full line written to standard error: `cbl-attachments: FILE:LINE:COLUMN: error: MESSAGE`.
+  /// (`FILE: byte N: …` for a multipart body.)
   public func formatted(inputName: String, program: String = "cbl-attachments") -> String {
-    "\(program): \(inputName):\(description)"
+    "\(program): \(inputName):\(byteOffset == nil ? "" : " ")\(description)"
   }
 
   static func quoted(_ text: String) -> String {

@@ -386,3 +386,102 @@ enum SyncGatewayLimits {
   /// The largest document Sync Gateway and Couchbase Server take: 20 MiB of JSON.
   static let documentBytes = 20 * 1024 * 1024
 }
+
+extension Messages {
+  // MARK: Multipart bodies
+
+  static let multipartNoBoundary =
+    "no boundary line: a MIME multipart body starts with \"--\" and its boundary"
+  static let multipartBoundaryNotFound = "the boundary given is on no line of the body"
+  static let multipartCutShort = "the body ends before its closing boundary line"
+  static let multipartNestedTooDeep =
+    "a multipart part inside a nested multipart part (one level is read)"
+  static let multipartNestedNotClosed =
+    "the outer boundary comes before the nested part's closing boundary line"
+  static let multipartNoNestedBoundary = "a multipart Content-Type without a boundary"
+  static let multipartNoJSONPart = "the document's part holds no JSON part"
+
+  static func multipart(_ reason: String) -> String { "malformed multipart body: \(reason)" }
+
+  static func multipartLineTooLong(_ limit: Int) -> String {
+    "a preamble line or header block longer than \(limit) bytes"
+  }
+
+  static func multipartHeaderLine(_ line: String) -> String {
+    "a header line without a colon: \(ConversionDiagnostic.quoted(String(line.prefix(80))))"
+  }
+
+  static func multipartContentLength(_ value: String) -> String {
+    "Content-Length is not a whole number: \(ConversionDiagnostic.quoted(String(value.prefix(40))))"
+  }
+
+  static func multipartStrayPart(_ part: String) -> String {
+    "a part (\(part)) that is no document's JSON and that no document awaits"
+  }
+
+  static func multipartFirstPartNotJSON(_ part: String) -> String {
+    "the document's first part is not its JSON (\(part))"
+  }
+
+  static func multipartUnmatchedPart(_ mismatch: MultipartDocument.PartMismatch) -> String {
+    switch mismatch {
+    case .noEntryNamed(let name):
+      "a part for attachment \(ConversionDiagnostic.quoted(name)), which has no \"follows\" entry"
+        + " awaiting its bytes"
+    case .noEntryLeft:
+      "an attachment part, but every \"follows\" entry has had its bytes"
+    }
+  }
+
+  static func multipartMissingParts(_ names: [String]) -> String {
+    "\"follows\" without its part: "
+      + names.map { "_attachments entry \(ConversionDiagnostic.quoted($0))" }.joined(
+        separator: ", ") + " (the body has no part for its bytes)"
+  }
+
+  static func multipartBytesDropped(name: String, size: Int) -> String {
+    "_attachments entry \(ConversionDiagnostic.quoted(name)): its \(size) bytes are dropped and"
+      + " it becomes a stub: nothing keeps them"
+  }
+
+  static func multipartErrorPart(error: String, reason: String) -> String {
+    "the server could not give the document: \(error.isEmpty ? "an error" : error)"
+      + (reason.isEmpty ? "" : " (\(reason))")
+  }
+
+  static func partDigestUnreadable(name: String) -> String {
+    "_attachments entry \(name): its bytes follow, but its digest is not sha1- or md5- to check"
+      + " them by"
+  }
+
+  static func partUnknownEncoding(name: String, encoding: String) -> String {
+    "_attachments entry \(name): its part's Content-Encoding \(ConversionDiagnostic.quoted(encoding))"
+      + " is not gzip; its bytes cannot be read"
+  }
+
+  static func partNotGzip(name: String, reason: String) -> String {
+    "_attachments entry \(name): its part says Content-Encoding: gzip, but its bytes are not a"
+      + " gzip stream (\(reason))"
+  }
+
+  static func partLength(name: String, what: String, declared: Int, actual: Int) -> String {
+    "_attachments entry \(name): its part holds \(actual) bytes; \(what) says \(declared)"
+  }
+
+  static func partDigest(name: String, digest: String, actual: String) -> String {
+    "_attachments entry \(name) (\(digest)): its part holds other bytes (\(actual))"
+  }
+
+  static func partStoreHoldsOther(file: String) -> String {
+    "\(file) is already in the blob store with other bytes; the part's bytes cannot be kept"
+  }
+
+  static func multipartJSONEncoding(_ encoding: String) -> String {
+    "the document's JSON part has Content-Encoding \(ConversionDiagnostic.quoted(encoding)),"
+      + " which is not gzip"
+  }
+
+  static func multipartJSONNotGzip(_ reason: String) -> String {
+    "the document's JSON part says Content-Encoding: gzip, but is not a gzip stream (\(reason))"
+  }
+}
