@@ -315,6 +315,11 @@ extension Invocation {
       invocation.multipart?.inline = inlineBytes
     }
     if let path = invocation.documentPath {
+      if invocation.multipart != nil {
+        throw UsageError(
+          message: "--docs cannot be combined with --format multipart, whose documents are its"
+            + " parts")
+      }
       if let namedFormat {
         throw UsageError(
           message: "--docs cannot be combined with --format \(namedFormat), which names its own"

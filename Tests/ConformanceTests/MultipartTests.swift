@@ -218,3 +218,248 @@ struct MultipartTests {
     }
   }
 }
+
+/// The offset of the first `needle` in `body` at or after `after`.
+private func position(of needle: String, in body: [UInt8], after: Int = 0) -> Int {
+  let bytes = Array(needle.utf8)
+  return (after...(body.count - bytes.count)).first { body[$0...].starts(with: bytes) }!
+}
+
+/// `part` wrapped as the one part of a body with the captured body's boundary, as the rejects
+/// file holds it.
+private func rejectsBody(_ parts: [ArraySlice<UInt8>], boundary: String) -> [UInt8] {
+  var body: [UInt8] = []
+  for part in parts { body += Array("--\(boundary)\r\n".utf8) + part + [0x0D, 0x0A] }
+  return body + Array("--\(boundary)--\r\n".utf8)
+}
+
+@Suite("--format multipart: bodies that are wrong")
+struct BadMultipartTests {
+  static let body = try! captured("couchdb-bulk-get-multipart.txt")
+  /// The outer boundary (after the leading "--" of its lines).
+  static let boundary: String = {
+    let line = body[position(of: "--", in: body)...].prefix { $0 != 0x0D }
+    return String(decoding: line.dropFirst(2), as: UTF8.self)
+  }()
+
+  /// Where a top-level part's headers start: its `X-Doc-Id` line.
+  static func partStart(_ id: String) -> Int { position(of: "X-Doc-Id: \(id)\r\n", in: body) }
+
+  /// Where the top-level part that starts at `start` ends (the CRLF before the next boundary).
+  static func partEnd(after start: Int) -> Int {
+    position(of: "\r\n--\(boundary)", in: body, after: start)
+  }
+
+  @Test("a body cut short: the document being read is rejected where it ends, the rest is lost")
+  func cutShort() throws {
+    let scan = position(of: "filename=\"$.scan\"", in: Self.body)
+    let cut = Array(Self.body[..<(scan + 1000)])
+    let store = try TemporaryFolder()
+    let run = try convertMultipart(
+      cut, options: ConversionOptions(mode: .pull, blobs: BlobStoreOptions(path: store.path)),
+      keepsRejects: true)
+    #expect(run.outcome == .abandoned)
+    #expect(
+      run.diagnostics == [
+        "cbl-attachments: body: byte \(cut.count): error: document \"note::2017-004\": malformed"
+          + " multipart body: the body ends before its closing boundary line"
+      ])
+    #expect(lines(run.output).count == 1, "the document before it")
+    let note = Self.partStart("note::2017-004")
+    #expect(run.rejects == rejectsBody([cut[note...]], boundary: Self.boundary))
+    // The note's readme had been stored: it is taken out again.
+    #expect(try store.files().keys.sorted() == ["qYHybdMfZYz_UnMwZhjrAccGSXg=.blob"])
+  }
+
+  @Test("without its closing boundary line the body is cut short too")
+  func noClosingBoundary() throws {
+    let close = position(of: "\r\n--\(Self.boundary)--", in: Self.body)
+    let run = try convertMultipart(
+      Array(Self.body[..<close]), options: ConversionOptions(mode: .pull), keepsRejects: true)
+    #expect(run.outcome == .abandoned)
+    #expect(
+      run.diagnostics.last?.hasSuffix("the body ends before its closing boundary line") == true)
+    #expect(run.diagnostics.last?.contains("byte \(close):") == true)
+  }
+
+  @Test("a part whose bytes are not its digest's: -k sets its document's part aside, whole")
+  func otherBytes() throws {
+    var body = Self.body
+    let image = position(of: "filename=\"$.image\"", in: body)
+    let bytesStart = position(of: "\r\n\r\n", in: body, after: image) + 4
+    body[bytesStart + 100] ^= 0xFF
+    let store = try TemporaryFolder()
+    let run = try convertMultipart(
+      body,
+      options: ConversionOptions(
+        mode: .pull, blobs: BlobStoreOptions(path: store.path), keepGoing: true),
+      keepsRejects: true)
+    #expect(run.outcome == .completed)
+    let error = try #require(run.diagnostics.first)
+    #expect(
+      error.hasPrefix(
+        "cbl-attachments: body: byte \(bytesStart): error: document \"user::priya\":"
+          + " _attachments entry \"$.image\" (md5-"), "\(error)")
+    #expect(error.contains("): its part holds other bytes (md5-"))
+    let priya = Self.partStart("user::priya")
+    #expect(
+      run.rejects
+        == rejectsBody([body[priya..<Self.partEnd(after: priya)]], boundary: Self.boundary))
+    #expect(lines(run.output).count == 3, "the three documents after it")
+    #expect(try store.files()["qYHybdMfZYz_UnMwZhjrAccGSXg=.blob"] != nil, "pancakes.png")
+    // Without -k the run stops there.
+    let stopped = try convertMultipart(body, options: ConversionOptions(mode: .pull))
+    #expect(stopped.outcome == .stopped && stopped.output.isEmpty)
+  }
+
+  @Test("lengths, encodings and parts that disagree with their entries")
+  func disagreements() throws {
+    func run(_ body: [UInt8]) throws -> MultipartRun {
+      try convertMultipart(body, options: ConversionOptions(mode: .pull, keepGoing: true))
+    }
+    func replacing(_ old: String, _ new: String) -> [UInt8] {
+      let at = position(of: old, in: Self.body)
+      return Array(Self.body[..<at]) + Array(new.utf8) + Array(Self.body[(at + old.utf8.count)...])
+    }
+    let shorter = try run(
+      replacing(
+        "Content-Type: image/png\r\nContent-Length: 3008",
+        "Content-Type: image/png\r\nContent-Length: 3007"))
+    #expect(
+      shorter.diagnostics.first?.contains(
+        "document \"user::priya\": _attachments entry \"$.image\": its part holds 3008 bytes;"
+          + " Content-Length says 3007") == true, "\(shorter.diagnostics)")
+    let brotli = try run(replacing("Content-Encoding: gzip", "Content-Encoding: br"))
+    #expect(
+      brotli.diagnostics.contains {
+        $0.contains(
+          "document \"note::2017-004\": _attachments entry \"readme.txt\": its part's"
+            + " Content-Encoding \"br\" is not gzip; its bytes cannot be read")
+      },
+      "\(brotli.diagnostics)")
+    // The note's scan part taken out: its entry says follows, and no part comes.
+    let scanHeaders = position(
+      of: "Content-Disposition: attachment; filename=\"$.scan\"", in: Self.body)
+    let scanDelimiter = position(of: "\r\n--", in: Self.body, after: scanHeaders - 60) + 2
+    let scanEnd = position(of: "\r\n--", in: Self.body, after: scanHeaders)
+    let missing = try run(Array(Self.body[..<(scanDelimiter - 2)]) + Array(Self.body[scanEnd...]))
+    #expect(
+      missing.diagnostics.contains {
+        $0.contains(
+          "document \"note::2017-004\": \"follows\" without its part: _attachments entry \"$.scan\""
+            + " (the body has no part for its bytes)")
+      }, "\(missing.diagnostics)")
+    #expect(lines(missing.output).count == 3)
+  }
+}
+
+/// A `_bulk_get` body as Sync Gateway writes one (rest/multipart.go): Go's multipart.Writer
+/// (no preamble, CRLF lines, header names canonical, `X-Doc-Id`), each revision a part of its
+/// own (WriteRevisionAsPart): a nested `multipart/related` with a quoted boundary when the
+/// revision has inline attachments, trimmed of its last CRLF; attachments of more than 200 bytes
+/// as parts with `Content-Disposition: attachment; filename=%q` and their type, no length, in
+/// any order (WriteMultipartDocument ranges over a map); a JSON part of 300 bytes or more gzipped
+/// when asked (writeJSONPart); an error as `application/json; error="true"`.
+private struct SyncGatewayBody {
+  let boundary = "7d3c2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b"
+  var text: [UInt8] = []
+
+  mutating func part(_ headers: [(String, String)], _ body: [UInt8]) {
+    text += Array("--\(boundary)\r\n".utf8)
+    for (name, value) in headers { text += Array("\(name): \(value)\r\n".utf8) }
+    text += Array("\r\n".utf8) + body + Array("\r\n".utf8)
+  }
+
+  /// A revision with attachments: its JSON (gzipped or not) and then `attachments` in the order
+  /// given, as one nested part.
+  mutating func revision(
+    id: String, rev: String, json: [UInt8], gzipJSON: Bool = false,
+    attachments: [(name: String, type: String, bytes: [UInt8])]
+  ) throws {
+    let inner = "a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0"
+    var nested: [UInt8] = []
+    nested += Array("--\(inner)\r\n".utf8)
+    if gzipJSON {
+      nested += Array("Content-Encoding: gzip\r\nContent-Type: application/json\r\n\r\n".utf8)
+      nested += try PythonGzip(json).plainStream
+    } else {
+      nested += Array("Content-Type: application/json\r\n\r\n".utf8) + json
+    }
+    for attachment in attachments {
+      let quoted = attachment.name.replacingOccurrences(of: "\"", with: "\\\"")
+      nested += Array("\r\n--\(inner)\r\n".utf8)
+      nested += Array(
+        "Content-Disposition: attachment; filename=\"\(quoted)\"\r\nContent-Type: \(attachment.type)\r\n\r\n"
+          .utf8)
+      nested += attachment.bytes
+    }
+    nested += Array("\r\n--\(inner)--".utf8)
+    part(
+      [
+        ("Content-Type", "multipart/related; boundary=\"\(inner)\""), ("X-Doc-Id", id),
+        ("X-Rev-Id", rev),
+      ], nested)
+  }
+
+  func closed() -> [UInt8] { text + Array("--\(boundary)--\r\n".utf8) }
+}
+
+@Suite("--format multipart: Sync Gateway's _bulk_get, in the shapes its code writes")
+struct SyncGatewayMultipartTests {
+  @Test("attachments by filename in any order, inline ones left, a gzipped JSON part, errors")
+  func bulkGet() throws {
+    var random = SplitMix64(seed: 0x5A7E)
+    let photo = try TestBody((0..<4000).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+    let notes = try TestBody(Array(String(repeating: "sync gateway notes ", count: 40).utf8))
+    let small = try TestBody(Array("tiny".utf8))
+    // A client's gzip stream, kept as sent ("encoding":"gzip"): its digest is the stream's.
+    let stream = try TestBody(try PythonGzip(notes.bytes).plainStream)
+    var body = SyncGatewayBody()
+    let first =
+      #"{"_attachments":{"notes.txt":{"content_type":"text/plain","digest":"\#(notes.sha1)","follows":true,"length":\#(notes.bytes.count),"revpos":1},"say \"hi\".jpg":{"content_type":"image/jpeg","digest":"\#(photo.sha1)","follows":true,"length":\#(photo.bytes.count),"revpos":2},"tiny.txt":{"content_type":"text/plain","data":"\#(small.base64)","digest":"\#(small.sha1)","length":4,"revpos":1}},"_id":"d1","_rev":"2-b","kind":"sg"}"#
+    try body.revision(
+      id: "d1", rev: "2-b", json: Array(first.utf8), gzipJSON: true,
+      attachments: [
+        ("say \"hi\".jpg", "image/jpeg", photo.bytes), ("notes.txt", "text/plain", notes.bytes),
+      ])
+    body.part(
+      [("Content-Type", "application/json"), ("X-Doc-Id", "d2"), ("X-Rev-Id", "1-a")],
+      Array(#"{"_id":"d2","_rev":"1-a","plain":true}"#.utf8))
+    let encoded =
+      #"{"_attachments":{"log.txt":{"content_type":"text/plain","digest":"\#(stream.sha1)","encoded_length":\#(stream.bytes.count),"encoding":"gzip","follows":true,"length":\#(notes.bytes.count),"revpos":1}},"_id":"d3","_rev":"1-c"}"#
+    try body.revision(
+      id: "d3", rev: "1-c", json: Array(encoded.utf8),
+      attachments: [("log.txt", "text/plain", stream.bytes)])
+    body.part(
+      [("Content-Type", "application/json; error=\"true\"")],
+      Array(#"{"error":"not_found","id":"d4","reason":"missing","status":404}"#.utf8))
+    let text = body.closed()
+
+    let store = try TemporaryFolder()
+    let run = try convertMultipart(
+      text, options: ConversionOptions(mode: .pull, blobs: BlobStoreOptions(path: store.path)),
+      readSize: 7)
+    #expect(run.outcome == .completed)
+    #expect(run.messages == ["the server could not give the document: not_found (missing)"])
+    #expect(
+      try store.files()
+        == [
+          photo.fileName: photo.bytes, notes.fileName: notes.bytes, stream.fileName: stream.bytes,
+        ])
+    let documents = lines(run.output).map { String(decoding: $0, as: UTF8.self) }
+    #expect(
+      documents == [
+        #"{"_attachments":{"notes.txt":{"content_type":"text/plain","digest":"\#(notes.sha1)","stub":true,"length":\#(notes.bytes.count),"revpos":1},"say \"hi\".jpg":{"content_type":"image/jpeg","digest":"\#(photo.sha1)","stub":true,"length":\#(photo.bytes.count),"revpos":2},"tiny.txt":{"content_type":"text/plain","data":"\#(small.base64)","digest":"\#(small.sha1)","length":4,"revpos":1}},"_id":"d1","_rev":"2-b","kind":"sg"}"#,
+        #"{"_id":"d2","_rev":"1-a","plain":true}"#,
+        #"{"_attachments":{"log.txt":{"content_type":"text/plain","digest":"\#(stream.sha1)","encoded_length":\#(stream.bytes.count),"encoding":"gzip","stub":true,"length":\#(notes.bytes.count),"revpos":1}},"_id":"d3","_rev":"1-c"}"#,
+      ])
+
+    // --inline: the documents Sync Gateway's JSON form gives (data where follows was).
+    let inline = try convertMultipart(
+      text, options: ConversionOptions(mode: .pull), multipart: MultipartOptions(inline: true))
+    #expect(
+      lines(inline.output).first.map { String(decoding: $0, as: UTF8.self) }
+        == #"{"_attachments":{"notes.txt":{"content_type":"text/plain","digest":"\#(notes.sha1)","data":"\#(notes.base64)","length":\#(notes.bytes.count),"revpos":1},"say \"hi\".jpg":{"content_type":"image/jpeg","digest":"\#(photo.sha1)","data":"\#(photo.base64)","length":\#(photo.bytes.count),"revpos":2},"tiny.txt":{"content_type":"text/plain","data":"\#(small.base64)","digest":"\#(small.sha1)","length":4,"revpos":1}},"_id":"d1","_rev":"2-b","kind":"sg"}"#
+    )
+  }
+}

@@ -131,6 +131,7 @@ public final class MultipartConverter {
       try read(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
       progressHandler?(total, statistics)
     }
+    try closeRejects()
     return input!.outcome ?? .completed
   }
 
@@ -159,7 +160,7 @@ public final class MultipartConverter {
       try readFailed(error)
       return
     }
-    try finishDocument(endingAt: input!.reader.offset)
+    try finishDocument(endingAt: input!.lastBodyEnd)
   }
 
   /// The body cannot be read on: the document it was in is rejected (its part up to the end
@@ -184,6 +185,8 @@ public final class MultipartConverter {
   // MARK: Events
 
   private func handle(_ event: MultipartReader.Event) throws(ConversionIOError) {
+    // A stopped run reads nothing more, even of the piece it stopped in.
+    guard input!.outcome == nil else { return }
     switch event {
     case .partBegins(let headers, let depth, let offset, let bodyOffset):
       try partBegins(headers, depth: depth, offset: offset, bodyStart: bodyOffset)
@@ -191,6 +194,9 @@ public final class MultipartConverter {
       try take(bytes)
     case .partEnds(let depth, let offset, let end):
       try partEnds(depth: depth, offset: offset, end: end)
+    case .boundaryFound(let delimiter, let lineBreak):
+      input!.delimiter = delimiter
+      input!.lineBreak = lineBreak
     }
   }
 
@@ -212,7 +218,7 @@ public final class MultipartConverter {
       try attachmentBegins(headers, offset: offset, bodyStart: bodyStart)
       return
     }
-    try finishDocument(endingAt: offset)
+    try finishDocument(endingAt: input!.lastBodyEnd)
     if headers.boundary != nil {
       input!.document = MultipartDocument(start: offset, nested: true, headerID: headers.documentID)
       input!.phase = .idle
@@ -373,9 +379,10 @@ public final class MultipartConverter {
       break
     }
     input!.phase = .idle
+    if depth == 0 { input!.lastBodyEnd = offset }
     guard let document = input!.document else { return }
     if depth == 0 && (document.nested || document.isWhole) {
-      try finishDocument(endingAt: end)
+      try finishDocument(endingAt: offset)
     }
   }
 
@@ -412,7 +419,7 @@ public final class MultipartConverter {
           .warning, .dataDropped, at: document.partOffsets[index],
           message: Messages.multipartBytesDropped(
             name: String(decoding: document.part.entries[index].name, as: UTF8.self), size: size),
-          id: document.id)
+          id: document.id, advice: .blobStore)
       }
     }
     let (text, edits) = document.converted(keeping: kept)
@@ -450,11 +457,34 @@ public final class MultipartConverter {
     if let store, !document.stored.isEmpty { store.remove(document.stored) }
   }
 
+  /// Writes the part from `start` to `end` (nil: all that was read) to the rejects, as a part
+  /// of a multipart body with the input's boundary, so that the rejects file is itself a body
+  /// to read again (its closing boundary line comes at the end of the input).
   private func reject(from start: Int, to end: Int?) throws(ConversionIOError) {
     guard let rejects, let recorder = input!.recorder else { return }
+    let lineBreak = input!.lineBreak
+    if let delimiter = input!.delimiter {
+      try write(delimiter + lineBreak, to: rejects)
+      input!.rejectsWritten = true
+    }
     try recorder.write(from: start, to: end) { (bytes) throws(ConversionIOError) in
       try rejects.write(bytes, after: 0)
     }
+    if input!.delimiter != nil { try write(lineBreak, to: rejects) }
+  }
+
+  /// Closes the rejects written for the input as a multipart body.
+  private func closeRejects() throws(ConversionIOError) {
+    guard let rejects, input!.rejectsWritten, let delimiter = input!.delimiter else { return }
+    try write(delimiter + Array("--".utf8) + input!.lineBreak, to: rejects)
+  }
+
+  private func write(_ bytes: [UInt8], to sink: any ByteSink) throws(ConversionIOError) {
+    var failure: ConversionIOError? = nil
+    bytes.withUnsafeBytes { buffer in
+      do throws(ConversionIOError) { try sink.write(buffer, after: 0) } catch { failure = error }
+    }
+    if let failure { throw failure }
   }
 
   private func reportErrorPart(_ text: [UInt8], at offset: Int) {
@@ -481,12 +511,12 @@ public final class MultipartConverter {
 
   private func report(
     _ severity: ConversionDiagnostic.Severity, _ kind: ConversionDiagnostic.Kind, at offset: Int,
-    message: String, id: String?
+    message: String, id: String?, advice: ConversionDiagnostic.Advice? = nil
   ) {
     if severity == .error { counted.errors += 1 } else { counted.warnings += 1 }
     var diagnostic = ConversionDiagnostic(
       severity: severity, kind: kind, line: feeder.linesFed + 1, column: 1, message: message,
-      documentID: id)
+      documentID: id, advice: advice)
     diagnostic.byteOffset = offset
     diagnosticHandler(diagnostic, input!.name)
   }
@@ -531,8 +561,16 @@ final class MultipartInput {
   var jsonInflater: GzipDecompressor? = nil
   /// The input's bytes since the document being read started, for the rejects.
   var recorder: RawRecorder?
-  /// Where the last document (or error part) ended.
+  /// Where the last document (or error part) ended: where the next top-level part's headers
+  /// start.
   var documentsEnd = 0
+  /// Where the body of the last top-level part ended (before its boundary line).
+  var lastBodyEnd = 0
+  /// The outer boundary line and the line break, once the body gave them.
+  var delimiter: [UInt8]? = nil
+  var lineBreak: [UInt8] = [0x0D, 0x0A]
+  /// Whether a rejected part was written (the rejects body is then closed at the end).
+  var rejectsWritten = false
   var outcome: InputOutcome? = nil
 
   init(name: String, boundary: [UInt8]?, recordsRejects: Bool) {

@@ -21,6 +21,9 @@ struct MultipartReader {
     /// The part open at `depth` ended; `offset` is where its body ended (the line break before
     /// the boundary line), and `end` where its boundary line ends.
     case partEnds(depth: Int, offset: Int, end: Int)
+    /// The outer body's boundary line (`--` and the boundary) is known, and the line break its
+    /// lines end in (before any part begins).
+    case boundaryFound(delimiter: [UInt8], lineBreak: [UInt8])
   }
 
   /// Why a body cannot be read, and where (a byte offset in it).
@@ -58,6 +61,8 @@ struct MultipartReader {
   private var headerLines: [[UInt8]] = []
   private var headersOffset = 0
   private var inputEnded = false
+  /// Whether ``Event/boundaryFound(delimiter:lineBreak:)`` was delivered.
+  private var announced = false
 
   /// A reader of a body whose boundary is `boundary` (without the leading `--`), or taken from
   /// the body when nil.
@@ -109,10 +114,15 @@ struct MultipartReader {
       let progressed: Bool
       switch state {
       case .preamble(let depth):
+        let knew = announced
         do throws(Failure) {
           progressed = try readPreambleLine(depth: depth)
         } catch {
           throw .invalid(error)
+        }
+        if !knew, case .headers = state {
+          announced = true
+          try deliver(.boundaryFound(delimiter: delimiters[0], lineBreak: lineBreak), handle)
         }
       case .headers(let depth):
         progressed = try readHeaderLine(depth: depth, handle)
@@ -154,10 +164,13 @@ struct MultipartReader {
       var delimiter = Array(line)
       while let last = delimiter.last, last == 0x20 || last == 0x09 { delimiter.removeLast() }
       delimiters.append(delimiter)
-      lineBreak = next >= 2 && pending[next - 2] == 0x0D ? [0x0D, 0x0A] : [0x0A]
     }
     switch Self.delimiterKind(line, delimiters[depth]) {
     case .part?:
+      if depth == 0 {
+        // The first boundary line gives the line break every line ends in.
+        lineBreak = next >= 2 && pending[next - 2] == 0x0D ? [0x0D, 0x0A] : [0x0A]
+      }
       startHeaders(depth: depth)
     case .close?:
       state = depth == 0 ? .done : .epilogue
