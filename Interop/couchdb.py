@@ -440,6 +440,50 @@ class CouchDBInterop:
                      [r["docs"][0]["ok"] for r in json.loads(out)["results"] if "ok" in r["docs"][0]],
                      keep_rev)
 
+        # _bulk_get as multipart/mixed: the bytes raw, checked as they come, into a fresh
+        # store; the missing id is a warning. Then --inline, as JSON with the bytes would be.
+        self.fresh("fresh.cblite2")
+        text = ("curl -sS -u admin:password -H 'Content-Type: application/json' -H 'Accept:"
+                " multipart/mixed' -d @ids.json http://localhost:5984/app/_bulk_get"
+                " | cbl-attachments --pull --blobs fresh.cblite2 --format multipart > docs.ndjson")
+        status, _, err = suite.pipeline(text, db, self.work)
+        warnings = [line for line in err.splitlines() if line]
+        suite.check(status == 0 and len(warnings) == 1
+                    and warnings[0].endswith('warning: document "nobody": the server could not'
+                                             ' give the document: not_found (missing)'),
+                    f"{db}: _bulk_get multipart pulled with --blobs: exit 0, the missing id said",
+                    f"status {status}: {err[:500]}")
+        with open(os.path.join(self.work, "docs.ndjson"), "rb") as file:
+            restored = [json.loads(line) for line in file.read().decode().splitlines() if line]
+        self.compare(f"{db}: _bulk_get multipart", documents, restored, keep_rev)
+        self.compare_store(f"{db}: _bulk_get multipart", os.path.join(self.work, "fresh.cblite2"),
+                           documents)
+        status, out, err = suite.pipeline(
+            text.replace(" --blobs fresh.cblite2", " --inline").replace(" > docs.ndjson", ""), db,
+            self.work, documented=False)
+        inline = [json.loads(line) for line in out.decode().splitlines() if line]
+        status_json, json_out = suite.request(
+            "POST", f"/{db}/_bulk_get?attachments=true&att_encoding_info=true", body.encode(),
+            {"Content-Type": "application/json", "Accept": "application/json"})
+        as_json = [r["docs"][0]["ok"] for r in json.loads(json_out)["results"]
+                   if "ok" in r["docs"][0]]
+        status_pull, pulled_json, _ = suite.run(
+            ["--pull"], stdin=b"".join(json.dumps(d).encode() + b"\n" for d in as_json))
+        expected = [json.loads(line) for line in pulled_json.decode().splitlines() if line]
+
+        def without_data_length(document):
+            document = json.loads(json.dumps(document))
+            for entry in document.get("_attachments", {}).values():
+                if "data" in entry:
+                    entry.pop("length", None)
+            return document
+
+        suite.check(status == 0 and status_json == 200 and status_pull == 0
+                    and list(map(without_data_length, inline))
+                    == list(map(without_data_length, expected)),
+                    f"{db}: _bulk_get multipart --inline gives what the JSON answer gives",
+                    f"status {status}: {err[:300]}")
+
         # A single GET per document: with the bytes (JSON asked for), and as a stub.
         self.fresh("fresh.cblite2")
         pulled, stubs, quiet = [], [], True

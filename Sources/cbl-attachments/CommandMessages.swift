@@ -122,6 +122,7 @@ enum CommandMessages {
     case .listFraming?: " (--format list)"
     case .blobStore?: " (--blobs DIR)"
     case .updateBlobs?: " (--update-blobs)"
+    case .multipart?: " (--format multipart)"
     }
   }
 

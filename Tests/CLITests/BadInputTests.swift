@@ -30,7 +30,8 @@ struct BadInputTests {
         Array("--77645f38\r\nContent-Type: application/json\r\n\r\n{}\r\n--77645f38--".utf8),
         "1:1",
         "not JSON: the input is a MIME multipart body (its first line is the boundary"
-          + " --77645f38); ask the server for JSON (curl -H 'Accept: application/json')"
+          + " --77645f38); read it as one, or ask the server for JSON (curl -H 'Accept:"
+          + " application/json') (--format multipart)"
       ),
       (
         Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{}".utf8), "1:1",

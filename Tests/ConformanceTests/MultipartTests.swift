@@ -463,3 +463,52 @@ struct SyncGatewayMultipartTests {
     )
   }
 }
+
+@Suite("--format multipart: names and boundaries")
+struct MultipartNamingTests {
+  @Test("a filename with a backslash matches as CouchDB writes it (unescaped) and as Go does")
+  func backslashNames() throws {
+    let bytes = try TestBody(Array("dotted key bytes".utf8))
+    for disposition in [#"filename="dot\key.txt""#, #"filename="dot\\key.txt""#] {
+      let body = Array(
+        ("--b\r\nContent-Type: application/json\r\n\r\n"
+          + #"{"_id":"k","_attachments":{"dot\\key.txt":{"digest":"\#(bytes.sha1)","length":16,"follows":true}}}"#
+          + "\r\n--b\r\nContent-Disposition: attachment; \(disposition)\r\n\r\n"
+          + "dotted key bytes\r\n--b--\r\n").utf8)
+      let run = try convertMultipart(
+        body, options: ConversionOptions(mode: .pull),
+        multipart: MultipartOptions(boundary: "b", inline: true))
+      #expect(run.diagnostics.isEmpty, "\(disposition): \(run.diagnostics)")
+      #expect(
+        String(decoding: run.output, as: UTF8.self)
+          == #"{"_id":"k","_attachments":{"dot\\key.txt":{"digest":"\#(bytes.sha1)","length":16,"data":"\#(bytes.base64)"}}}"#
+          + "\n")
+    }
+  }
+
+  @Test("bare LF lines, a preamble, padding after a boundary, an empty body")
+  func looseBodies() throws {
+    let bytes = try TestBody(Array("lf".utf8))
+    let body = Array(
+      ("preamble text\n--b  \nContent-Type: application/json\n\n"
+        + #"{"_id":"lf","_attachments":{"a":{"digest":"\#(bytes.sha1)","follows":true}}}"#
+        + "\n--b\t\ncontent-disposition: attachment; filename=a\n\nlf\n--b--\nepilogue").utf8)
+    let run = try convertMultipart(
+      body, options: ConversionOptions(mode: .pull), multipart: MultipartOptions(inline: true))
+    #expect(run.diagnostics.isEmpty, "\(run.diagnostics)")
+    #expect(
+      String(decoding: run.output, as: UTF8.self)
+        == #"{"_id":"lf","_attachments":{"a":{"digest":"\#(bytes.sha1)","data":"\#(bytes.base64)"}}}"#
+        + "\n")
+    let empty = try convertMultipart(
+      Array("--bound--\r\n".utf8), options: ConversionOptions(mode: .pull))
+    #expect(empty.output.isEmpty && empty.diagnostics.isEmpty && empty.outcome == .completed)
+    let none = try convertMultipart(Array("{}".utf8), options: ConversionOptions(mode: .pull))
+    #expect(
+      none.diagnostics == [
+        "cbl-attachments: body: byte 0: error: malformed multipart body: no boundary line: a MIME"
+          + " multipart body starts with \"--\" and its boundary"
+      ])
+    #expect(none.outcome == .abandoned)
+  }
+}

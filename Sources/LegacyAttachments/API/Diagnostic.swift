@@ -106,6 +106,8 @@ public struct ConversionDiagnostic: Sendable, Hashable, CustomStringConvertible 
     /// Pull updating blobs (``ConversionOptions/updateBlobs``): a replaced attachment's digest,
     /// length and type go into its blob.
     case updateBlobs
+    /// Read the input as a MIME multipart body (``MultipartConverter``).
+    case multipart
   }
 
   /// Whether the problem rejects the document (`.error`) or is only reported (`.warning`).

@@ -442,8 +442,8 @@ final class ConversionEngine {
     let status = length > 0 ? parser.parse(chunk, count: length) : .ok
     if status == .ok, let invalid {
       let offset = parsePosition + invalid
-      malformed(
-        at: offset, message: describingInput(Messages.invalidUTF8(byte: view[offset]), at: offset))
+      let (message, advice) = describingInput(Messages.invalidUTF8(byte: view[offset]), at: offset)
+      malformed(at: offset, message: message, advice: advice)
       return
     }
     switch status {
@@ -483,24 +483,28 @@ final class ConversionEngine {
         offset = view.firstBadStringByte(from: offset)
       }
       if view.hasByteOrderMark(at: offset) { message = Messages.byteOrderMarkInside }
-      malformed(at: offset, message: describingInput(message, at: offset))
+      let (described, advice) = describingInput(message, at: offset)
+      malformed(at: offset, message: described, advice: advice)
     }
   }
 
   /// `message`, or, when `offset` is where the input's first value starts and the input looks
   /// like something else than JSON (``InputSniffer``: a multipart body, HTTP headers, a
   /// compressed stream, an HTML page), what it is and what to do.
-  private func describingInput(_ message: String, at offset: StreamOffset) -> String {
+  private func describingInput(_ message: String, at offset: StreamOffset)
+    -> (String, ConversionDiagnostic.Advice?)
+  {
     let view = window.view
     // Only an input whose start is still held (the first batch of one) can tell.
-    guard view.start == .zero, offset < view.end else { return message }
+    guard view.start == .zero, offset < view.end else { return (message, nil) }
     let before = view.bytes(from: .zero, to: offset)
     let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
     let leading = before.starts(with: bom) ? before.dropFirst(3) : before[...]
-    guard leading.allSatisfy(JSONText.isWhitespace) else { return message }
+    guard leading.allSatisfy(JSONText.isWhitespace) else { return (message, nil) }
     let first = view.bytes(from: offset, to: min(view.end, offset + 80))
-    guard let kind = InputSniffer.kind(of: first) else { return message }
-    return Messages.notJSON(kind)
+    guard let kind = InputSniffer.kind(of: first) else { return (message, nil) }
+    if case .multipart = kind { return (Messages.notJSON(kind), .multipart) }
+    return (Messages.notJSON(kind), nil)
   }
 
   // MARK: Malformed input
@@ -520,7 +524,7 @@ final class ConversionEngine {
   /// and "Envelopes"). `truncation` is the message for an input that ends inside an envelope.
   private func malformed(
     at offset: StreamOffset, message: String, truncation: String? = nil,
-    countsDocument: Bool = true
+    countsDocument: Bool = true, advice: ConversionDiagnostic.Advice? = nil
   ) {
     let view = window.view
     let iterates = context.pointee.handler.framer.iterates
@@ -563,7 +567,8 @@ final class ConversionEngine {
       problemOffset = view.lineEnd(beforeLineAt: next, notBefore: start)
       problemMessage = Messages.truncatedRecord
     }
-    let report = malformedReport(at: problemOffset, message: problemMessage, start: start)
+    var report = malformedReport(at: problemOffset, message: problemMessage, start: start)
+    if problemMessage == message { report.diagnostic.advice = advice }
     var recoverUntil: StreamOffset? = nil
     if case .recovering(let until) = phase { recoverUntil = until }
     replaceParser()

@@ -288,7 +288,8 @@ enum Messages {
     switch kind {
     case .multipart(let boundary):
       return "not JSON: the input is a MIME multipart body (its first line is the boundary"
-        + " --\(boundary)); ask the server for JSON (curl -H 'Accept: application/json')"
+        + " --\(boundary)); read it as one, or ask the server for JSON (curl -H 'Accept:"
+        + " application/json')"
     case .httpResponse:
       return "not JSON: the input starts with an HTTP response's headers (curl -i?); leave them out"
     case .compressed(let format):

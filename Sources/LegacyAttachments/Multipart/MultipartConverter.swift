@@ -280,7 +280,7 @@ public final class MultipartConverter {
       input!.phase = .skipping
       return
     }
-    switch input!.document!.entry(for: headers.filename) {
+    switch input!.document!.entry(for: headers.filename, raw: headers.rawFilename) {
     case .failure(let mismatch):
       input!.document!.refusal = (offset, Messages.multipartUnmatchedPart(mismatch))
       input!.phase = .skipping

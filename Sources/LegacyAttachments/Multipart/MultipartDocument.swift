@@ -50,14 +50,16 @@ struct MultipartDocument {
   /// The entry a part with `filename` is for: the one of that name that has had no part yet,
   /// or, without a name, the first that has had none; nil when there is none (the message
   /// says why).
-  func entry(for filename: [UInt8]?) -> Result<Int, PartMismatch> {
+  func entry(for filename: [UInt8]?, raw: [UInt8]? = nil) -> Result<Int, PartMismatch> {
     if let filename {
-      guard
-        let index = part.entries.indices.first(where: {
-          part.entries[$0].name == filename && received[$0] == nil
-        })
-      else { return .failure(.noEntryNamed(String(decoding: filename, as: UTF8.self))) }
-      return .success(index)
+      for name in [filename, raw ?? filename] {
+        if let index = part.entries.indices.first(where: {
+          part.entries[$0].name == name && received[$0] == nil
+        }) {
+          return .success(index)
+        }
+      }
+      return .failure(.noEntryNamed(String(decoding: filename, as: UTF8.self)))
     }
     guard let index = received.firstIndex(where: { $0 == nil }) else {
       return .failure(.noEntryLeft)

@@ -163,6 +163,11 @@ struct MultipartReader {
       guard line.starts(with: "--".utf8) else { return true }
       var delimiter = Array(line)
       while let last = delimiter.last, last == 0x20 || last == 0x09 { delimiter.removeLast() }
+      // A first line that ends in "--" closes a body without parts (as `_bulk_get` of no ids
+      // answers).
+      if delimiter.count > 4 && delimiter.suffix(2).elementsEqual("--".utf8) {
+        delimiter.removeLast(2)
+      }
       delimiters.append(delimiter)
     }
     switch Self.delimiterKind(line, delimiters[depth]) {

@@ -8,8 +8,11 @@ struct PartHeaders: Equatable {
   /// `error="true"` on the type: CouchDB's and Sync Gateway's `_bulk_get` answer for a document
   /// it could not give.
   var isError = false
-  /// The `filename` of `Content-Disposition`: the attachment the part holds.
+  /// The `filename` of `Content-Disposition`: the attachment the part holds; and, when it is
+  /// quoted, as written between the quotes (CouchDB writes a name with a `\` as it is, where
+  /// RFC 2045 and Go, for Sync Gateway, escape it).
   var filename: [UInt8]?
+  var rawFilename: [UInt8]?
   /// `Content-Length`, when there is one.
   var contentLength: Int?
   /// `Content-Encoding`, lowercased; nil without one.
@@ -44,7 +47,9 @@ struct PartHeaders: Equatable {
         isError =
           parameters["error"].map { Self.lowercased($0[...]) == Array("true".utf8) } ?? false
       case "content-disposition":
-        filename = Self.split(value).parameters["filename"]
+        let (_, parameters) = Self.split(value)
+        filename = parameters["filename"]
+        rawFilename = Self.split(value, unescaping: false).parameters["filename"]
       case "content-length":
         guard let length = Self.wholeNumber(value) else {
           throw Invalid(
@@ -80,7 +85,7 @@ struct PartHeaders: Equatable {
 
   /// `value; name=token; name="quoted \" string"`: the value and its parameters (names
   /// lowercased; RFC 2045 5.1).
-  private static func split(_ header: ArraySlice<UInt8>)
+  private static func split(_ header: ArraySlice<UInt8>, unescaping: Bool = true)
     -> (value: ArraySlice<UInt8>, parameters: [String: [UInt8]])
   {
     guard let semicolon = header.firstIndex(of: UInt8(ascii: ";")) else { return (header, [:]) }
@@ -102,7 +107,9 @@ struct PartHeaders: Equatable {
       if index < header.endIndex, header[index] == UInt8(ascii: "\"") {
         index += 1
         while index < header.endIndex, header[index] != UInt8(ascii: "\"") {
-          if header[index] == UInt8(ascii: "\\"), index + 1 < header.endIndex { index += 1 }
+          if unescaping, header[index] == UInt8(ascii: "\\"), index + 1 < header.endIndex {
+            index += 1
+          }
           value.append(header[index])
           index += 1
         }
