@@ -39,7 +39,10 @@ struct PartReceiver: ~Copyable {
   private let entry: DocumentPart.FollowsEntry
   private let headers: PartHeaders
   private let digest: AttachmentDigest
-  private var sentHash: Hasher
+  /// The hash of the bytes as sent, in the digest's algorithm, when no other hash gives it:
+  /// bytes not decoded are hashed once (the store's file, or the SHA-1 of the decoded bytes,
+  /// gives their digest).
+  private var sentHash: Hasher?
   private var sentCount = 0
   private var decompressor: GzipDecompressor?
   private var decodedHash = Hasher(.sha1)
@@ -74,7 +77,7 @@ struct PartReceiver: ~Copyable {
     if case .store(let chosen) = destination {
       store = chosen
       do {
-        body = try chosen.beginStoring(checking: .sha1)
+        body = try chosen.beginStoring(checking: decodes ? .sha1 : digest.algorithm)
       } catch {
         throw .storeFailed(file: chosen.directory, errno: error)
       }
@@ -83,7 +86,8 @@ struct PartReceiver: ~Copyable {
     self.headers = headers
     self.digest = digest
     self.store = store
-    sentHash = Hasher(digest.algorithm)
+    sentHash =
+      decodes || (body == nil && digest.algorithm != .sha1) ? Hasher(digest.algorithm) : nil
     decompressor = decodes ? GzipDecompressor() : nil
     pending = body
     if case .inline = destination { base64 = ByteBuffer(capacity: 1 << 12) }
@@ -92,7 +96,7 @@ struct PartReceiver: ~Copyable {
   /// Takes the next bytes of the part's body.
   mutating func append(_ bytes: UnsafeRawBufferPointer) throws(Refusal) {
     guard !bytes.isEmpty else { return }
-    sentHash.update(bytes)
+    sentHash?.update(bytes)
     sentCount += bytes.count
     guard var inflater = decompressor.take() else {
       try take(bytes)
@@ -164,9 +168,19 @@ struct PartReceiver: ~Copyable {
         Messages.partLength(
           name: quotedName, what: "length", declared: declared, actual: decodedCount))
     }
-    var sentHasher = Hasher(digest.algorithm)
-    swap(&sentHasher, &sentHash)
-    let sent = sentHasher.finish()
+    // The decoded bytes' SHA-1, and the bytes as sent in the digest's algorithm.
+    let sha1: [UInt8]
+    var sent: [UInt8]
+    var body = pending.take()
+    if body != nil {
+      (sha1, sent) = body!.hashes()
+    } else {
+      var decodedHasher = Hasher(.sha1)
+      swap(&decodedHasher, &decodedHash)
+      sha1 = decodedHasher.finish()
+      sent = sha1
+    }
+    if let hasher = sentHash.take() { sent = hasher.finish() }
     guard sent == digest.bytes else {
       throw Refusal.refused(
         .dataMismatch,
@@ -175,20 +189,14 @@ struct PartReceiver: ~Copyable {
           actual: AttachmentDigest(algorithm: digest.algorithm, hash: sent).description))
     }
     var received = Received(
-      sha1: AttachmentDigest(algorithm: .sha1, hash: []), size: decodedCount,
+      sha1: AttachmentDigest(algorithm: .sha1, hash: sha1), size: decodedCount,
       keptEncoded: keptEncoded, storedName: nil, base64: nil)
-    if var body = pending.take() {
-      received.sha1 = AttachmentDigest(algorithm: .sha1, hash: body.hashes().sha1)
+    if let body = body.take() {
       let name = BlobStore.fileName(for: received.sha1)!
       received.storedName = try Self.commit(body, as: name, size: decodedCount, in: store!)
-    } else {
-      var decodedHasher = Hasher(.sha1)
-      swap(&decodedHasher, &decodedHash)
-      received.sha1 = AttachmentDigest(algorithm: .sha1, hash: decodedHasher.finish())
-      if var text = base64.take() {
-        encoder.finish(to: &text)
-        received.base64 = Array(text.bytes)
-      }
+    } else if var text = base64.take() {
+      encoder.finish(to: &text)
+      received.base64 = Array(text.bytes)
     }
     return received
   }
