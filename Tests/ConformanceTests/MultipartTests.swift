@@ -512,3 +512,58 @@ struct MultipartNamingTests {
     #expect(none.outcome == .abandoned)
   }
 }
+
+@Suite("--format multipart: large CouchDB parts, their MD5 hashed on a thread of its own")
+struct SideHashingTests {
+  /// A `_bulk_get` body in CouchDB's shape with one document per part of `bodies`, each entry
+  /// labelled `digests[i]`.
+  static func body(_ bodies: [TestBody], digests: [String]) -> [UInt8] {
+    var text = Array("\r\n".utf8)
+    for (index, body) in bodies.enumerated() {
+      let inner = "inner\(index)"
+      text += Array(
+        ("----outer\r\nX-Doc-Id: d\(index)\r\nContent-Type: multipart/related; boundary=\(inner)"
+          + "\r\n\r\n--\(inner)\r\nContent-Type: application/json\r\n\r\n"
+          + #"{"_id":"d\#(index)","_attachments":{"big.bin":{"content_type":"application/octet-stream","revpos":1,"digest":"\#(digests[index])","length":\#(body.bytes.count),"follows":true}}}"#
+          + "\r\n--\(inner)\r\nContent-Disposition: attachment; filename=\"big.bin\"\r\n"
+          + "Content-Type: application/octet-stream\r\nContent-Length: \(body.bytes.count)\r\n\r\n")
+          .utf8)
+      text += body.bytes + Array("\r\n--\(inner)--\r\n".utf8)
+    }
+    return text + Array("----outer--\r\n".utf8)
+  }
+
+  @Test("parts from 1 MiB on are checked alike, one refused half-way does not spoil the next")
+  func largeParts() throws {
+    var random = SplitMix64(seed: 0x51DE)
+    let bodies = try (0..<3).map { index in
+      try TestBody(
+        (0..<((1 << 20) + 777 * index)).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+    }
+    let store = try TemporaryFolder()
+    for readSize in [1 << 18, 1000] {
+      let good = try convertMultipart(
+        Self.body(bodies, digests: bodies.map(\.md5)),
+        options: ConversionOptions(mode: .upgrade, blobs: BlobStoreOptions(path: store.path)),
+        readSize: readSize)
+      #expect(good.diagnostics.isEmpty, "\(good.diagnostics)")
+      #expect(try store.files().count == 3)
+      #expect(
+        try store.files()
+          == Dictionary(uniqueKeysWithValues: bodies.map { ($0.fileName, $0.bytes) })
+      )
+    }
+    // The middle one labelled with the first's MD5: refused, the last converted.
+    let fresh = try TemporaryFolder()
+    let refused = try convertMultipart(
+      Self.body(bodies, digests: [bodies[0].md5, bodies[0].md5, bodies[2].md5]),
+      options: ConversionOptions(
+        mode: .upgrade, blobs: BlobStoreOptions(path: fresh.path), keepGoing: true))
+    #expect(refused.messages.count == 1)
+    #expect(
+      refused.messages.first
+        == "_attachments entry \"big.bin\" (\(bodies[0].md5)): its part holds other bytes"
+        + " (\(bodies[1].md5))")
+    #expect(try fresh.files().keys.sorted() == [bodies[0].fileName, bodies[2].fileName].sorted())
+  }
+}

@@ -51,6 +51,8 @@ public final class MultipartConverter {
   private let store: BlobStore?
   private let bodies: BodyAssembler?
   private let feeder: DocumentFeeder
+  /// The thread that hashes large CouchDB parts' MD5 beside the SHA-1 (made when first needed).
+  private lazy var sideHasher: SideHasher? = SideHasher()
   private let kept: BytesKept
   /// Counters of what the engine does not see (bytes, multipart errors and warnings).
   private var counted = ConversionStatistics()
@@ -295,7 +297,7 @@ public final class MultipartConverter {
         }
       do throws(PartReceiver.Refusal) {
         input!.receiver = try PartReceiver(
-          entry: entry, headers: headers, destination: destination)
+          entry: entry, headers: headers, destination: destination, side: sideHasher)
         input!.phase = .attachment(index: index, offset: bodyStart)
       } catch {
         try refuse(error, at: offset)

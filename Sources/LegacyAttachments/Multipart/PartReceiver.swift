@@ -44,6 +44,10 @@ struct PartReceiver: ~Copyable {
   /// gives their digest).
   private var sentHash: Hasher?
   private var sentCount = 0
+  /// Hashes the bytes as sent in the digest's algorithm on a thread of its own.
+  private let side: SideHasher?
+  /// Parts from this size on are hashed beside (a smaller one costs more to hand over).
+  static let sideHashingSize = 1 << 20
   private var decompressor: GzipDecompressor?
   private var decodedHash = Hasher(.sha1)
   private var decodedCount = 0
@@ -54,9 +58,10 @@ struct PartReceiver: ~Copyable {
 
   /// Starts receiving the part `headers` says, for `entry`; refused at once when its digest
   /// or encoding cannot be read, or the store cannot take a file.
-  init(entry: DocumentPart.FollowsEntry, headers: PartHeaders, destination: Destination)
-    throws(Refusal)
-  {
+  init(
+    entry: DocumentPart.FollowsEntry, headers: PartHeaders, destination: Destination,
+    side: SideHasher? = nil
+  ) throws(Refusal) {
     let name = ConversionDiagnostic.quoted(String(decoding: entry.name, as: UTF8.self))
     guard let text = entry.digest,
       let digest = text.withUnsafeBufferPointer({ AttachmentDigest($0) })
@@ -77,7 +82,10 @@ struct PartReceiver: ~Copyable {
     if case .store(let chosen) = destination {
       store = chosen
       do {
-        body = try chosen.beginStoring(checking: decodes ? .sha1 : digest.algorithm)
+        let hashedBeside =
+          side != nil && (headers.contentLength ?? 0) >= Self.sideHashingSize
+        body = try chosen.beginStoring(
+          checking: decodes || hashedBeside ? .sha1 : digest.algorithm)
       } catch {
         throw .storeFailed(file: chosen.directory, errno: error)
       }
@@ -86,8 +94,16 @@ struct PartReceiver: ~Copyable {
     self.headers = headers
     self.digest = digest
     self.store = store
+    // A large part whose digest is not its file's SHA-1 (CouchDB's md5-) has it hashed on the
+    // side thread.
+    let sideHashes =
+      side != nil && digest.algorithm != .sha1
+      && (headers.contentLength ?? 0) >= Self.sideHashingSize
+    if sideHashes { side!.begin(digest.algorithm) }
+    self.side = sideHashes ? side : nil
     sentHash =
-      decodes || (body == nil && digest.algorithm != .sha1) ? Hasher(digest.algorithm) : nil
+      !sideHashes && (decodes || (body == nil && digest.algorithm != .sha1))
+      ? Hasher(digest.algorithm) : nil
     decompressor = decodes ? GzipDecompressor() : nil
     pending = body
     if case .inline = destination { base64 = ByteBuffer(capacity: 1 << 12) }
@@ -97,6 +113,7 @@ struct PartReceiver: ~Copyable {
   mutating func append(_ bytes: UnsafeRawBufferPointer) throws(Refusal) {
     guard !bytes.isEmpty else { return }
     sentHash?.update(bytes)
+    side?.update(bytes)
     sentCount += bytes.count
     guard var inflater = decompressor.take() else {
       try take(bytes)
@@ -181,6 +198,7 @@ struct PartReceiver: ~Copyable {
       sent = sha1
     }
     if let hasher = sentHash.take() { sent = hasher.finish() }
+    if let side { sent = side.finish() }
     guard sent == digest.bytes else {
       throw Refusal.refused(
         .dataMismatch,
