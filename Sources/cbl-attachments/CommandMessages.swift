@@ -1,10 +1,14 @@
+import Glibc
 import LegacyAttachments
 
 /// The messages the command itself writes to standard error (the documents' diagnostics come
 /// from the library), each a whole line.
 enum CommandMessages {
   static func cannotOpen(_ file: String, _ error: SystemErrno) -> String {
-    "\(program): \(file): error: cannot open: \(error)"
+    // `--push push dump.ndjson`: a mode word without its dashes, read as a file.
+    let mode = error.code == ENOENT && ConversionMode(rawValue: file) != nil
+    return "\(program): \(file): error: cannot open: \(error)"
+      + (mode ? " (a mode is --\(file))" : "")
   }
 
   static func cannotOpenForWriting(_ file: String, _ error: SystemErrno) -> String {

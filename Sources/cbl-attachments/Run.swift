@@ -88,7 +88,9 @@ struct Run {
         try BlobStoreOptions.check(
           blobs, creating: invocation.options.mode == .pull || invocation.options.mode == .upgrade)
       } catch {
-        let hint = error.holdsDatabaseStore ? " (--blobs \(error.directory)/Attachments)" : ""
+        let hint =
+          error.holdsDatabaseStore
+          ? " (--blobs \(error.store ?? error.directory + "/Attachments"))" : ""
         printError("\(program): \(error)" + hint)
         return 2
       }

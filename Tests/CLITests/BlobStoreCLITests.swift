@@ -102,6 +102,14 @@ struct BlobStoreCLITests {
     expectRun(
       try CLI.run(["--push", "--blobs", "app", "in.json"], in: scratch.directory),
       stdout: "{\"_id\":\"a\"}\n", stderr: "", status: 0)
+    // The folder of one database: the database's store is named.
+    try FileManager.default.createDirectory(
+      at: scratch.url("apps/main.cblite2/Attachments"), withIntermediateDirectories: true)
+    expectRun(
+      try CLI.run(["--push", "--blobs", "apps", "in.json"], in: scratch.directory), stdout: "",
+      stderr: "cbl-attachments: apps: error: cannot use as a blob store: it holds a Couchbase Lite"
+        + " database (main.cblite2) and no .blob file; its store is apps/main.cblite2 (--blobs"
+        + " apps/main.cblite2)\n", status: 2)
   }
 
   @Test(

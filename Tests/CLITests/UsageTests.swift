@@ -22,8 +22,37 @@ struct UsageTests {
       stderr: usageError("choose a mode: --push, --pull, --upgrade, --list or --check"), status: 2)
   }
 
+  @Test("the README's first rows work on the bundled data as they are written")
+  func readmeRowsRun() throws {
+    let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+    let readme = String(
+      decoding: try Data(contentsOf: repository.appendingPathComponent("README.md")), as: UTF8.self)
+    for command in [
+      "cbl-attachments --push --blobs app.cblite2 --bulk-docs 100 app-dump.ndjson",
+      "cbl-attachments --check --blobs app.cblite2 app-dump.ndjson",
+      "cbl-attachments --list app-dump.ndjson",
+    ] {
+      #expect(readme.contains(command), "the README shows \(command)")
+      let result = try CLI.run(
+        command.split(separator: " ").dropFirst().map(String.init),
+        in: repository.appendingPathComponent("examples/data"))
+      #expect(
+        result.status == 0 && (command.contains("--check") || !result.out.isEmpty),
+        "\(command): \(result)")
+      #expect(result.stderr.isEmpty || result.stderr.hasPrefix("cbl-attachments: checked 4"))
+    }
+  }
+
   @Test("a mode word without its dashes is named, as is a short option in the other case")
   func hints() throws {
+    // With a mode given, the word is an input that cannot be opened: named as a mode too.
+    let named = try CLI.run(["--push", "push"], stdin: input)
+    #expect(named.status == 2)
+    #expect(
+      named.stderr
+        == "cbl-attachments: push: error: cannot open: No such file or directory (a mode is"
+        + " --push)\n")
     expectRun(
       try CLI.run(["push", "dump.ndjson"], stdin: input), stdout: "",
       stderr: usageError(

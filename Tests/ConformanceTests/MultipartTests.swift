@@ -567,3 +567,33 @@ struct SideHashingTests {
     #expect(try fresh.files().keys.sorted() == [bodies[0].fileName, bodies[2].fileName].sorted())
   }
 }
+
+@Suite("--format multipart: one document, as CouchDB answers GET ?attachments=true")
+struct SingleDocumentMultipartTests {
+  @Test("multipart/related: the JSON part, then each attachment at the top level")
+  func related() throws {
+    let body = try captured("couchdb-doc-multipart.txt")
+    for readSize in [1 << 18, 13, 1] {
+      let store = try TemporaryFolder()
+      let run = try convertMultipart(
+        body, options: ConversionOptions(mode: .pull, blobs: BlobStoreOptions(path: store.path)),
+        readSize: readSize)
+      #expect(run.diagnostics.isEmpty, "\(run.diagnostics)")
+      let document = String(decoding: run.output, as: UTF8.self)
+      // The blob push made is back as it was; the entry that mirrored it is gone.
+      #expect(
+        document.contains(
+          #""scan":{"@type":"blob","content_type":"image/tiff","digest":"sha1-tXA0C7MAnpPwaEL+gODDrXcg/K4=","length":70000}"#
+        ))
+      #expect(!document.contains("$.scan"))
+      #expect(lines(run.output).count == 1)
+      let files = try store.files()
+      #expect(files["9XLTlvrpIGYocU+yzgD3LpTyJY8=.blob"] == Array("hello\n".utf8))
+      let original = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent(
+          "examples/data/app.cblite2/Attachments/tXA0C7MAnpPwaEL+gODDrXcg_K4=.blob")
+      #expect(files["tXA0C7MAnpPwaEL+gODDrXcg_K4=.blob"] == Array(try Data(contentsOf: original)))
+    }
+  }
+}

@@ -40,9 +40,12 @@ public struct BlobStoreError: Error, Sendable, Equatable, CustomStringConvertibl
   /// Why the system refused the folder (`stat(2)`, `mkdir(2)`); nil when it is not a directory,
   /// or when it ``holdsDatabaseStore``.
   public var errno: SystemErrno?
-  /// The folder holds an `Attachments` folder and no `.blob` file: it is a Couchbase Lite
-  /// database folder named without `.cblite2`, and its store is `directory/Attachments`.
+  /// The folder holds a store and no `.blob` file: it is a Couchbase Lite database folder named
+  /// without `.cblite2` (its store is `directory/Attachments`), or the folder of one `.cblite2`
+  /// database; ``store`` names the store.
   public var holdsDatabaseStore = false
+  /// The store the folder holds, when ``holdsDatabaseStore``.
+  public var store: String?
 
   /// Why `directory` cannot be used: `errno`, or not a directory.
   public init(directory: String, errno: SystemErrno?) {
@@ -52,9 +55,13 @@ public struct BlobStoreError: Error, Sendable, Equatable, CustomStringConvertibl
 
   public var description: String {
     if holdsDatabaseStore {
-      return "\(directory): error: cannot use as a blob store: it holds an Attachments folder and"
-        + " no .blob file, as a Couchbase Lite database folder does; its store is"
-        + " \(directory)/Attachments"
+      let store = self.store ?? directory + "/Attachments"
+      let holds =
+        store.hasSuffix("/Attachments")
+        ? "an Attachments folder and no .blob file, as a Couchbase Lite database folder does"
+        : "a Couchbase Lite database (\(store.split(separator: "/").last ?? "")) and no .blob file"
+      return "\(directory): error: cannot use as a blob store: it holds \(holds); its store is"
+        + " \(store)"
     }
     if let errno { return "\(directory): error: cannot use as a blob store: \(errno)" }
     return "\(directory): error: cannot use as a blob store: Not a directory"
@@ -105,22 +112,29 @@ final class BlobStore: @unchecked Sendable {
     } catch {
       throw BlobStoreError(directory: path, errno: nil)
     }
-    if Self.holdsDatabaseStore(path) {
+    if let store = Self.databaseStore(in: path) {
       var error = BlobStoreError(directory: path, errno: nil)
       error.holdsDatabaseStore = true
+      error.store = store
       throw error
     }
     return BlobStore(options: options)
   }
 
-  /// Whether `path` is a Couchbase Lite database folder named without `.cblite2`: it has an
-  /// `Attachments` folder and no `.blob` file of its own. (Its blobs would all be missing, and
+  /// The store `path` holds when it is not one itself: a Couchbase Lite database folder named
+  /// without `.cblite2` (an `Attachments` folder), or the folder of one database (one
+  /// `….cblite2` folder), and no `.blob` file of its own. (Its blobs would all be missing, and
   /// pull would store new ones beside the store.)
-  private static func holdsDatabaseStore(_ path: String) -> Bool {
-    guard (try? SystemFileDescriptor.status(ofPath: path + "/Attachments"))?.isDirectory == true,
-      let names = try? Paths.directoryEntries(path)
-    else { return false }
-    return !names.contains { $0.hasSuffix(".blob") }
+  private static func databaseStore(in path: String) -> String? {
+    guard let names = try? Paths.directoryEntries(path),
+      !names.contains(where: { $0.hasSuffix(".blob") })
+    else { return nil }
+    func isDirectory(_ name: String) -> Bool {
+      (try? SystemFileDescriptor.status(ofPath: path + "/" + name))?.isDirectory == true
+    }
+    if names.contains("Attachments"), isDirectory("Attachments") { return path + "/Attachments" }
+    let databases = names.filter { $0.hasSuffix(".cblite2") && isDirectory($0) }
+    return databases.count == 1 ? path + "/" + databases[0] : nil
   }
 
   // MARK: Names
