@@ -10,7 +10,7 @@ VERSION = $(shell sed -n 's/.*static let current = "\(.*\)"/\1/p' Sources/Legacy
 DIST = cbl-attachments-$(VERSION)-linux-$(shell uname -m)
 
 .PHONY: demo test build release static install dist check-binary check-client deps bench fuzz format clean \
-  interop docs
+  interop litecore docs
 
 deps:
 	@scripts/ensure-deps.sh
@@ -41,6 +41,12 @@ test: deps
 ## the peer it says so and succeeds.
 interop: release
 	Interop/run-couchdb.sh $(RELEASE_BIN)
+
+## The differential suite against Couchbase Lite's own code (../shared/peers/litecore;
+## Interop/README.md): push, pull and blob file names compared with litecore-harness, every
+## difference in the table of Interop/litecore.py. Without the peer it says so and succeeds.
+litecore: release
+	Interop/run-litecore.sh $(RELEASE_BIN)
 
 ## The library's reference (DocC) from its `///` comments, as a static website:
 ## .build/docs/LegacyAttachments (open index.html through a web server, or host the folder).
