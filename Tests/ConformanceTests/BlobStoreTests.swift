@@ -535,3 +535,37 @@ struct BlobStoreTests {
       "\(pull.diagnostics)")
   }
 }
+
+@Suite("Digests Couchbase Lite reads leniently")
+struct NonCanonicalDigestTests {
+  @Test("a sha1- digest with unused bits set names the file of its canonical text; --check says so")
+  func nonCanonical() throws {
+    let body = testBodies[4]
+    // The canonical text ends in a character whose two low bits are unused ("…=" after 27
+    // characters): setting one of them gives the same hash, written otherwise.
+    let canonical = body.sha1
+    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+    let last = canonical[canonical.index(canonical.endIndex, offsetBy: -2)]
+    let value = alphabet.firstIndex(of: last)!
+    #expect(value % 4 == 0, "the last character's unused bits are clear in \(canonical)")
+    let written = String(canonical.dropLast(2)) + String(alphabet[value | 1]) + "="
+    let store = try makeStore([body])
+    let document =
+      #"{"_id":"n","p":{"@type":"blob","digest":"\#(written)","length":\#(body.bytes.count)}}"#
+    let listed = CBLAttachments.convertStream(
+      Array((document + "\n").utf8),
+      options: ConversionOptions(mode: .list, blobs: BlobStoreOptions(path: store.path)))
+    #expect(String(decoding: listed.output, as: UTF8.self).contains(#""stored":true"#))
+    let checked = CBLAttachments.convertStream(
+      Array((document + "\n").utf8), options: ConversionOptions(mode: .check))
+    let finding = String(decoding: checked.output, as: UTF8.self)
+    #expect(finding.contains(#""problem":"non-canonical-digest""#), "\(finding)")
+    #expect(finding.contains("Couchbase Lite reads it as \(canonical)"))
+    // Push with the store finds the bytes under the canonical name.
+    let pushed = CBLAttachments.convertStream(
+      Array((document + "\n").utf8),
+      options: ConversionOptions(mode: .push, blobs: BlobStoreOptions(path: store.path)))
+    #expect(pushed.diagnostics.isEmpty, "\(pushed.diagnostics.map(\.description))")
+    #expect(String(decoding: pushed.output, as: UTF8.self).contains(#""data":"\#(body.base64)""#))
+  }
+}

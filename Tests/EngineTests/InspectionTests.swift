@@ -439,7 +439,10 @@ struct InspectionTests {
       }
         == String(over.document.dropLast()) + ",\"_attachments\":" + over.attachments + "}")
     let input = atLimit.document + "\n" + over.document + "\n"
-    #expect(check(input) == [Finding("over", 2, "metadata-too-large", "/_attachments")])
+    // (Its made-up digests are not all canonical base64: only the size is looked at here.)
+    #expect(
+      check(input, only: ["metadata-too-large"])
+        == [Finding("over", 2, "metadata-too-large", "/_attachments")])
   }
 
   @Test(

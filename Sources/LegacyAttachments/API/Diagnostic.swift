@@ -93,6 +93,10 @@ public struct ConversionDiagnostic: Sendable, Hashable, CustomStringConvertible 
     case malformedMultipart = "malformed-multipart"
     /// `_bulk_get` answered an error part for a document it could not give (`not_found`).
     case documentError = "document-error"
+    /// `--check`: a `sha1-` digest that is not the canonical base64 of its hash (the unused bits
+    /// of its last character set): Couchbase Lite names its file from the canonical text and
+    /// then fails the revision as dangling.
+    case nonCanonicalDigest = "non-canonical-digest"
   }
 
   /// What the caller can do about a problem, in the library's terms: a front end says it in its

@@ -48,6 +48,26 @@ enum Base64 {
     return output
   }
 
+  /// The bytes `text` decodes to when the unused bits of its last padded block may be set (they
+  /// are dropped, as libcrypto and Couchbase Lite drop them); nil for anything else not strict.
+  static func decodeWhole(_ text: UnsafeBufferPointer<UInt8>, clearingUnusedBits: Bool)
+    -> [UInt8]?
+  {
+    guard clearingUnusedBits, text.count >= 4 else { return decodeWhole(text) }
+    var copy = Array(text)
+    let padding =
+      copy[copy.count - 1] != UInt8(ascii: "=")
+      ? 0 : copy[copy.count - 2] == UInt8(ascii: "=") ? 2 : 1
+    if padding > 0, let value = alphabetValue(copy[copy.count - 1 - padding]) {
+      let used = value & (padding == 1 ? 0b111100 : 0b110000)
+      copy[copy.count - 1 - padding] = alphabet[Int(used)]
+    }
+    return copy.withUnsafeBufferPointer { decodeWhole($0) }
+  }
+
+  private static let alphabet = Array(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
   /// Decodes the base64 text of a JSON string token (quotes included) as
   /// ``decode(_:piece:_:)`` does. A token with JSON escapes (`\u0041`, `\/`) is unescaped
   /// first: the escapes are JSON's, the text they stand for is the base64. Couchbase Lite,

@@ -23,6 +23,12 @@ struct AttachmentDigest: Equatable {
   /// The base64 text after the prefix, as written (it names a blob file).
   var encoded: [UInt8]
 
+  /// Whether the digest was written as the canonical base64 of its hash. One whose last
+  /// character has unused bits set (`…ieE9=` for `…ieE8=`) is taken, as Couchbase Lite takes it
+  /// (`C4BlobKey::withDigestString` decodes leniently); ``encoded`` is then the canonical text,
+  /// which names its file (`C4BlobStore::pathForKey`).
+  var isCanonical = true
+
   /// Parses `text` (the digest's decoded string value); nil when it is not `sha1-` or `md5-`
   /// followed by the padded base64 of a hash of the right size.
   init?(_ text: UnsafeBufferPointer<UInt8>) {
@@ -36,13 +42,26 @@ struct AttachmentDigest: Equatable {
     }
     let encoded = Array(text[(algorithm == .sha1 ? 5 : 4)...])
     let expectedLength = (algorithm.byteCount + 2) / 3 * 4
-    guard encoded.count == expectedLength,
-      let bytes = encoded.withUnsafeBufferPointer({ Base64.decodeWhole($0) }),
+    guard encoded.count == expectedLength else { return nil }
+    if let bytes = encoded.withUnsafeBufferPointer({ Base64.decodeWhole($0) }),
       bytes.count == algorithm.byteCount
+    {
+      self.algorithm = algorithm
+      self.bytes = bytes
+      self.encoded = encoded
+      return
+    }
+    guard
+      let bytes = encoded.withUnsafeBufferPointer({
+        Base64.decodeWhole($0, clearingUnusedBits: true)
+      }), bytes.count == algorithm.byteCount
     else { return nil }
+    var canonical = ByteBuffer(capacity: 32)
+    bytes.withUnsafeBufferPointer { Base64.encodeWhole($0, into: &canonical) }
     self.algorithm = algorithm
     self.bytes = bytes
-    self.encoded = encoded
+    self.encoded = Array(canonical.bytes)
+    isCanonical = false
   }
 
   /// The digest of `hash` computed with `algorithm`, written as a document writes it.

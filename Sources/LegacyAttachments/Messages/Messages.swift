@@ -485,4 +485,10 @@ extension Messages {
   static func multipartJSONNotGzip(_ reason: String) -> String {
     "the document's JSON part says Content-Encoding: gzip, but is not a gzip stream (\(reason))"
   }
+
+  static func nonCanonicalDigest(_ what: String, written: String, canonical: String) -> String {
+    "\(what) has the digest \(written), which is not canonical base64 (the unused bits of its"
+      + " last character are set): Couchbase Lite reads it as \(canonical), names the file so,"
+      + " and fails the revision on pull, its check comparing that with the digest as written"
+  }
 }

@@ -39,6 +39,7 @@ struct CheckWriter: DocumentWriter {
           pointer: String(decoding: document.name(blob.pointer), as: UTF8.self)))
     }
     findMD5Blobs(document, text: text, into: &problems)
+    findNonCanonicalDigests(document, text: text, into: &problems)
     if attachments.isObject {
       for entry in document.entries.elements {
         findProblems(
@@ -122,6 +123,46 @@ struct CheckWriter: DocumentWriter {
               pointer: pointer()))
         }
       }
+    }
+  }
+
+  /// Blobs and entries whose `sha1-` digest Couchbase Lite reads only once re-encoded.
+  private func findNonCanonicalDigests(
+    _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
+    into problems: inout [Problem]
+  ) {
+    func check(
+      _ members: AttachmentMembers, what: () -> String, offset: StreamOffset, pointer: () -> String
+    ) {
+      guard let digest = stringDigest(members, text: text), digest.algorithm == .sha1,
+        !digest.isCanonical
+      else { return }
+      let written = JSONText.decodeString(
+        UnsafeBufferPointer(rebasing: text[members.digest.start..<members.digest.end]))
+      problems.append(
+        Problem(
+          kind: .nonCanonicalDigest, severity: .error, offset: offset,
+          message: Messages.nonCanonicalDigest(
+            what(), written: String(decoding: written, as: UTF8.self),
+            canonical: digest.description), pointer: pointer()))
+    }
+    for blob in document.blobs.elements where blob.members.digestIsString {
+      let pointer = String(decoding: document.name(blob.pointer), as: UTF8.self)
+      check(
+        blob.members, what: { "blob at \(pointer)" }, offset: blob.inputStart, pointer: { pointer })
+    }
+    for entry in document.entries.elements where entry.isObject && entry.members.digestIsString {
+      let name = String(
+        decoding: JSONText.decodeString(
+          UnsafeBufferPointer(rebasing: text[entry.key.start..<entry.key.end])), as: UTF8.self)
+      check(
+        entry.members, what: { "_attachments entry " + ConversionDiagnostic.quoted(name) },
+        offset: entry.keyOffset,
+        pointer: {
+          var pointer = ByteBuffer(capacity: 64)
+          appendEntryPointer(entry.key, text: text, to: &pointer)
+          return String(decoding: pointer.bytes, as: UTF8.self)
+        })
     }
   }
 
