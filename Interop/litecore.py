@@ -346,16 +346,19 @@ DIFFERENCES = [
      lambda d: pointer_keys(d, lambda p: "~" in p)),
     ("empty pointer token", "pull",
      "with SharedKeys on, as for incoming revisions, a pointer through an empty key (blob_/, "
-     "blob_/a/, blob_/a//b) never resolves in LiteCore; --update-blobs resolves it (item 2)",
+     "blob_/a/, blob_/a//b) never resolves in LiteCore; --update-blobs resolves it (item 2), and "
+     "--check reports entry-pointer-differs",
      lambda d, h: any(empty_token(p) for p in entry_pointers(d)),
      lambda d: pointer_keys(d, empty_token)),
     ("non-numeric index", "pull",
      "a pointer token that is not a number over an array (blob_/g/x) makes evalJSONPointer throw "
-     "and the revision fails; --update-blobs keeps such an entry (item 3)",
+     "and the revision fails; --update-blobs keeps such an entry (item 3), and --check reports "
+     "invalid-entry-pointer",
      lambda d, h: "pull_error" in h, lambda d: set(d) | {"*failed"}),
     ("digest not a string", "pull",
      "encodeStrippingOldMetaProperties copies an entry's digest into its blob whatever its type and "
-     "drops length and content_type; --update-blobs leaves the blob and keeps the entry (item 4)",
+     "drops length and content_type; --update-blobs leaves the blob and keeps the entry, with a "
+     "warning, an error with --strict (blob-not-updated, item 4)",
      lambda d, h: _any_entry(d, lambda n, v: isinstance(v, dict) and "digest" in v
                              and not isinstance(v["digest"], str)),
      lambda d: entry_keys(d, lambda n, v: isinstance(v, dict) and not isinstance(v.get("digest"), str))),
@@ -492,6 +495,82 @@ def file_names(suite, arguments, counts):
         shutil.rmtree(work, ignore_errors=True)
 
 
+REFUSALS = {"invalid-entry-pointer": "error", "dangling-blob": "dangling"}
+
+
+def refusal(row):
+    """What LiteCore's pull does with a document as it is: fails it on an entry name
+    (`pull_error`), fails it as dangling (`pull_dangling` not empty), or takes it."""
+    if "pull_error" in row:
+        return "error"
+    return "dangling" if row.get("pull_dangling") else "ok"
+
+
+def check_findings(arguments, text):
+    """`--check` on `text`: the set of problems each document id has."""
+    _, out, _ = run([arguments.binary, "--check"], text)
+    found = {}
+    for line in out.decode().splitlines():
+        if line:
+            row = json.loads(line)
+            found.setdefault(row.get("id"), set()).add(row.get("problem"))
+    return found
+
+
+def compare_refusals(suite, arguments, label, text):
+    """`--check` says exactly what LiteCore's pull refuses: `invalid-entry-pointer` where it
+    throws, `dangling-blob` where its dangling-blob check fails the revision. No table: no
+    difference is allowed. Returns (documents, refused, the harness rows, the findings)."""
+    _, out, err = run([arguments.harness, "docs"], text)
+    rows = [json.loads(line) for line in out.decode().splitlines() if line]
+    documents = [json.loads(line) for line in text.decode().splitlines() if line]
+    found = check_findings(arguments, text)
+    wrong = []
+    refused = 0
+    for document, row in zip(documents, rows):
+        if "parse_error" in row:
+            continue
+        theirs = refusal(row)
+        problems = found.get(document.get("_id"), set())
+        ours = next((v for k, v in REFUSALS.items() if k in problems), "ok")
+        refused += theirs != "ok"
+        if theirs != ours:
+            wrong.append((document, theirs, ours, row.get("pull_dangling"), row.get("pull_error")))
+    suite.check(len(rows) == len(documents) and not wrong,
+                f"{label}: --check reports exactly what LiteCore's pull refuses ({len(documents)} "
+                f"documents, {refused} refused, {len(wrong)} not as LiteCore)",
+                "\n    ".join(f"LiteCore {t}, --check {o}: {json.dumps(d)[:300]} {g} {e}"
+                               for d, t, o, g, e in wrong[:5]) + err[:300])
+    return documents, refused, rows, found
+
+
+def upgrade_then_push(suite, arguments, text):
+    """--upgrade's output is what Couchbase Lite keeps (as pull's is): a document that keeps
+    some entries has blobs no entry names, which LiteCore's pull would refuse as it is (--check
+    says so: compare_refusals). After the documented push (--naming litecore) LiteCore's pull
+    takes every one, but where --check on the upgraded document reported what LiteCore reads
+    otherwise (a non-canonical digest, an entry it follows elsewhere) or the document is a blob
+    (a row of the table)."""
+    _, upgraded, _ = run([arguments.binary, "--upgrade", "-k"], text)
+    documents, refused, _, found = compare_refusals(suite, arguments, "upgraded documents", upgraded)
+    _, pushed, _ = run([arguments.binary, "--push", "--naming", "litecore", "-k"], upgraded)
+    _, out, _ = run([arguments.harness, "docs"], pushed)
+    rows = [json.loads(line) for line in out.decode().splitlines() if line]
+    explained = {"non-canonical-digest", "entry-pointer-differs", "invalid-entry-pointer"}
+    pushed_documents = [json.loads(line) for line in pushed.decode().splitlines() if line]
+    wrong = [(d, r) for d, r in zip(pushed_documents, rows)
+             if refusal(r) != "ok" and not (found.get(d["_id"], set()) & explained)
+             and d.get("@type") != "blob"]
+    after = sum(1 for r in rows if refusal(r) != "ok")
+    suite.check(len(rows) == len(pushed_documents) and not wrong,
+                f"--upgrade then --push --naming litecore: LiteCore's pull takes every document "
+                f"but those --check explained ({len(documents)} upgraded, {refused} refused as "
+                f"they are, {after} after push, {len(wrong)} unexplained)",
+                "\n    ".join(f"{json.dumps(d)[:300]} {r.get('pull_dangling')} {r.get('pull_error')}"
+                               for d, r in wrong[:5]))
+    return len(documents), refused, after
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--binary", required=True)
@@ -537,12 +616,18 @@ def main():
                              f"\n      tool     {json.dumps(u)[:300]}"
                              for c, d, l, u, k in unexplained[:5]))
     file_names(suite, arguments, counts)
+    _, refused_input, _, _ = compare_refusals(suite, arguments, "generated documents", text)
+    compare_refusals(suite, arguments, "pushed documents", b"".join(
+        json.dumps(d).encode() + b"\n" for d in pushed.values()))
+    upgraded, refused_upgraded, refused_pushed = upgrade_then_push(suite, arguments, text)
     documented = open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                    "docs", "compatibility.md"), encoding="utf-8").read()
     missing = [name for name, *_ in DIFFERENCES if f"| {name} |" not in documented]
     suite.check(not missing, "docs/compatibility.md lists every row of the table", str(missing))
     for name, count in counts.items():
         print(f"# {count:5d} {name}")
+    print(f"# refused by LiteCore's pull as generated: {refused_input}; upgraded: "
+          f"{refused_upgraded} of {upgraded}; upgraded and pushed: {refused_pushed}")
     print(f"# litecore: {suite.checks} checks, {suite.failures} failed")
     return 1 if suite.failures else 0
 

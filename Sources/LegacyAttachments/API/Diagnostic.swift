@@ -97,6 +97,12 @@ public struct ConversionDiagnostic: Sendable, Hashable, CustomStringConvertible 
     /// of its last character set): Couchbase Lite names its file from the canonical text and
     /// then fails the revision as dangling.
     case nonCanonicalDigest = "non-canonical-digest"
+    /// `--check`: an entry named `blob_…` whose pointer Couchbase Lite's pull throws on (a
+    /// token over an array that is not an index; no `/` after `blob_`), failing the revision.
+    case invalidEntryPointer = "invalid-entry-pointer"
+    /// `--check`: an entry named `blob_/…` that Couchbase Lite's pull follows to another place
+    /// than `--update-blobs` does (`~0`, `~1`, empty keys, a last `/`, leading zeros).
+    case entryPointerDiffers = "entry-pointer-differs"
   }
 
   /// What the caller can do about a problem, in the library's terms: a front end says it in its

@@ -146,6 +146,12 @@ enum Messages {
       + " as it is, so it is not updated"
   }
 
+  static func blobNotUpdatedDigestNotString(name: String, pointer: String, kind: String) -> String {
+    "_attachments entry \(name) names the blob at \(pointer) but its digest is \(kind), not a"
+      + " string: Couchbase Lite would copy it into the blob and drop its length and content_type,"
+      + " leaving a blob no store can find; the blob is not updated and the entry stays"
+  }
+
   static func blobNotUpdated(name: String) -> String {
     "_attachments entry \(name) names a blob but its digest is not sha1-: Couchbase Lite keeps"
       + " only sha1- blobs, so the blob is not updated and the entry stays"
@@ -160,6 +166,23 @@ enum Messages {
   static func danglingBlob(digest: String) -> String {
     "blob \(digest) is in none of the document's _attachments entries: Couchbase Lite fails such"
       + " a revision on pull (\"There is no content for the blob\")"
+  }
+
+  static func danglingEntry(name: String, digest: String) -> String {
+    "_attachments entry \(ConversionDiagnostic.quoted(name)) stays in the document on pull, and"
+      + " Couchbase Lite reads its digest as \(digest), which no entry has as written: it fails"
+      + " such a revision (\"There is no content for the blob\")"
+  }
+
+  static func invalidEntryPointer(name: String, reason: String) -> String {
+    "_attachments entry \(ConversionDiagnostic.quoted(name)): Couchbase Lite's pull reads the"
+      + " name after blob_ as a JSON Pointer and throws (\(reason)), failing the revision"
+  }
+
+  static func entryPointerDiffers(name: String, liteCore: String, tool: String) -> String {
+    "_attachments entry \(ConversionDiagnostic.quoted(name)): Couchbase Lite's pull finds"
+      + " \(liteCore) there (it reads ~0 and ~1 as they are, no empty key, drops a last /, takes"
+      + " leading zeros); --pull --update-blobs finds \(tool)"
   }
 
   static func orphanEntry(name: String) -> String {

@@ -71,30 +71,15 @@ struct CheckWriter: DocumentWriter {
   }
 
   /// What Couchbase Lite's replicator does not take (docs/blobs.md):
-  /// blobs whose digest no entry has, entries with a synthesized name and no blob there, `md5-`
-  /// digests.
+  /// what its pull refuses (``findLiteCoreRefusals``), entries with a synthesized name and no
+  /// blob there, `md5-` digests.
   private func findCompatibilityProblems(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
     into problems: inout [Problem], workspace: inout WriterWorkspace
   ) {
     let entries = document.entries.elements
-    for blob in document.blobs.elements where blob.members.digestIsString {
-      let digest = JSONText.decodeString(
-        UnsafeBufferPointer(rebasing: text[blob.members.digest.start..<blob.members.digest.end]))
-      guard digest.starts(with: "sha1-".utf8) else { continue }
-      let inAnEntry = entries.contains {
-        $0.isObject && $0.members.digestIsString
-          && JSONText.decodedEqual($0.members.digest, blob.members.digest, in: text)
-      }
-      if !inAnEntry {
-        problems.append(
-          Problem(
-            kind: .danglingBlob, severity: .error, offset: blob.inputStart,
-            message: Messages.danglingBlob(digest: String(decoding: digest, as: UTF8.self)),
-            pointer: String(decoding: document.name(blob.pointer), as: UTF8.self)))
-      }
-    }
     var matcher = DigestMatcher(text: text, blobs: document.blobs.elements)
+    findLiteCoreRefusals(document, text: text, matcher: &matcher, into: &problems)
     for entry in entries where entry.isObject {
       func pointer() -> String {
         var pointer = ByteBuffer(capacity: 64)
@@ -123,6 +108,63 @@ struct CheckWriter: DocumentWriter {
               pointer: pointer()))
         }
       }
+    }
+  }
+
+  /// What Couchbase Lite's pull (``LiteCorePull``) does with the document as it is: an entry
+  /// name it throws on (`invalid-entry-pointer`), a blob reference whose digest no entry has
+  /// (`dangling-blob`): either fails the revision. And entries named `blob_/…` that it follows
+  /// to another place than `--update-blobs` does (`entry-pointer-differs`).
+  private func findLiteCoreRefusals(
+    _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
+    matcher: inout DigestMatcher, into problems: inout [Problem]
+  ) {
+    let pull = LiteCorePull(document, text: text)
+    let entries = document.entries.elements
+    func name(_ index: Int) -> String {
+      String(
+        decoding: JSONText.decodeString(
+          UnsafeBufferPointer(rebasing: text[entries[index].key.start..<entries[index].key.end])),
+        as: UTF8.self)
+    }
+    func pointer(_ index: Int) -> String {
+      var pointer = ByteBuffer(capacity: 64)
+      appendEntryPointer(entries[index].key, text: text, to: &pointer)
+      return String(decoding: pointer.bytes, as: UTF8.self)
+    }
+    if let failure = pull.failure {
+      problems.append(
+        Problem(
+          kind: .invalidEntryPointer, severity: .error, offset: entries[failure.entry].keyOffset,
+          message: Messages.invalidEntryPointer(name: name(failure.entry), reason: failure.reason),
+          pointer: pointer(failure.entry)))
+    }
+    for dangling in pull.dangling {
+      problems.append(
+        Problem(
+          kind: .danglingBlob, severity: .error, offset: dangling.offset,
+          message: dangling.entry.map {
+            Messages.danglingEntry(name: name($0), digest: dangling.digest)
+          } ?? Messages.danglingBlob(digest: dangling.digest),
+          pointer: dangling.entry.map(pointer) ?? dangling.blob ?? ""))
+    }
+    for (index, theirs) in pull.blobFor.sorted(by: { $0.key < $1.key }) {
+      let entryName = JSONText.decodeString(
+        UnsafeBufferPointer(rebasing: text[entries[index].key.start..<entries[index].key.end]))
+      let ours = NamedPlace(name: entryName).flatMap { matcher.blobIndex(at: $0) }
+        .map { document.blobs.elements[$0].span.start }
+      guard ours != theirs else { continue }
+      func place(_ start: Int?) -> String {
+        guard let start, let blob = document.blobs.elements.first(where: { $0.span.start == start })
+        else { return start == nil ? "no blob" : "a blob" }
+        return "the blob at " + String(decoding: document.name(blob.pointer), as: UTF8.self)
+      }
+      problems.append(
+        Problem(
+          kind: .entryPointerDiffers, severity: .error, offset: entries[index].keyOffset,
+          message: Messages.entryPointerDiffers(
+            name: name(index), liteCore: place(theirs), tool: place(ours)),
+          pointer: pointer(index)))
     }
   }
 

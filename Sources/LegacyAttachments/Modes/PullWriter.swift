@@ -262,7 +262,20 @@ struct PullWriter: DocumentWriter {
         continue
       }
       guard entry.members.digestIsString else {
-        if name.withUnsafeBufferPointer({ AttachmentNaming.isSynthesized($0) }) {
+        // Couchbase Lite copies a digest of any type into the blob the name gives, and drops
+        // its length and content_type: the blob could no longer be read. It is not updated.
+        if entry.members.digest.isPresent, !numbered, Self.blobNamed(name, &matcher) != nil,
+          let place = NamedPlace(name: name)
+        {
+          problems.append(
+            Problem(
+              kind: .blobNotUpdated, severity: strict ? .error : .warning,
+              offset: entry.keyOffset,
+              message: Messages.blobNotUpdatedDigestNotString(
+                name: quoted, pointer: place.pointer,
+                kind: ValueKind(firstByte: text[entry.members.digest.start]).article),
+              pointer: ""))
+        } else if name.withUnsafeBufferPointer({ AttachmentNaming.isSynthesized($0) }) {
           problems.append(
             Problem(
               kind: .entryKept, severity: strict ? .error : .warning, offset: entry.keyOffset,

@@ -13,6 +13,18 @@ struct Span: BitwiseCopyable, Equatable {
 enum ValueKind: UInt8, BitwiseCopyable {
   case null, boolean, number, string, object, array
 
+  /// The kind of the compact JSON value whose first byte is `byte`.
+  init(firstByte byte: UInt8) {
+    switch byte {
+    case UInt8(ascii: "\""): self = .string
+    case UInt8(ascii: "{"): self = .object
+    case UInt8(ascii: "["): self = .array
+    case UInt8(ascii: "t"), UInt8(ascii: "f"): self = .boolean
+    case UInt8(ascii: "n"): self = .null
+    default: self = .number
+    }
+  }
+
   /// "a string", "an object", "null", for messages.
   var article: String {
     switch self {

@@ -74,7 +74,7 @@ enum CompactObject {
   }
 
   /// Just past the value that starts at `start`.
-  private static func valueEnd(from start: Int, in text: UnsafeBufferPointer<UInt8>) -> Int {
+  static func valueEnd(from start: Int, in text: UnsafeBufferPointer<UInt8>) -> Int {
     switch text[start] {
     case UInt8(ascii: "\""):
       return stringEnd(from: start, in: text)
@@ -107,6 +107,19 @@ enum CompactObject {
       }
       return index
     }
+  }
+
+  /// The element `index` of the array `array` of `text`, or nil when it has fewer.
+  static func element(_ index: Int, of array: Span, in text: UnsafeBufferPointer<UInt8>) -> Span? {
+    var position = array.start + 1
+    var element = 0
+    while position < array.end - 1 {
+      let end = valueEnd(from: position, in: text)
+      if element == index { return Span(start: position, end: end) }
+      position = end + 1
+      element += 1
+    }
+    return nil
   }
 
   /// The value of the last member named `name` of the object `object`, or nil.
