@@ -9,7 +9,7 @@ STATIC_BIN = .build/static/release/cbl-attachments
 VERSION = $(shell sed -n 's/.*static let current = "\(.*\)"/\1/p' Sources/LegacyAttachments/API/Version.swift)
 DIST = cbl-attachments-$(VERSION)-linux-$(shell uname -m)
 
-.PHONY: demo test build release static install dist check-binary check-client deps bench fuzz format clean \
+.PHONY: demo test build release static install dist check-binary check-client deps bench fuzz format man clean \
   interop litecore docs
 
 deps:
@@ -96,6 +96,10 @@ bench:
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
+
+# The man page's OPTIONS items, written from the option table (Sources/CBLAttachmentsCLI/Options).
+man:
+	UPDATE_MANUAL=1 $(SWIFT) test --filter ManualPageTests
 
 clean:
 	rm -rf .build

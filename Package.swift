@@ -28,9 +28,15 @@ let package = Package(
       name: "LegacyAttachments",
       dependencies: ["CYajl", "CCrypto", "CZlib"]
     ),
+    // The command line: options (one table: parser, --help, man page), messages, the run.
+    .target(
+      name: "CBLAttachmentsCLI",
+      dependencies: ["LegacyAttachments"]
+    ),
+    // The executable only calls CBLAttachmentsCLI.
     .executableTarget(
       name: "cbl-attachments",
-      dependencies: ["LegacyAttachments"]
+      dependencies: ["CBLAttachmentsCLI"]
     ),
     // One call per document against the stream API (bench/run.sh and the README's Performance).
     .executableTarget(
@@ -58,7 +64,7 @@ let package = Package(
     ),
     .testTarget(
       name: "CLITests",
-      dependencies: ["cbl-attachments", "TestSupport"]
+      dependencies: ["cbl-attachments", "CBLAttachmentsCLI", "TestSupport"]
     ),
   ]
 )

@@ -1,3 +1,4 @@
+import CBLAttachmentsCLI
 import Foundation
 import Testing
 
@@ -127,5 +128,32 @@ struct OptionTableTests {
     expectRun(
       try CLI.run(["--push", "--naming", "litecore", "--revpos", "-50"], stdin: input), stdout: "",
       stderr: usageError("--revpos must be a positive whole number, not '-50'"), status: 2)
+  }
+}
+
+/// The man page's OPTIONS items come from the option table. With `UPDATE_MANUAL=1` in the
+/// environment (`make man`), the test writes them into the page instead of comparing.
+@Suite("CLI: the man page's OPTIONS come from the option table")
+struct ManualPageTests {
+  @Test("man/cbl-attachments.1 holds exactly the items the table makes")
+  func optionItemsComeFromTheTable() throws {
+    let page = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("man/cbl-attachments.1")
+    let manual = try String(contentsOf: page, encoding: .utf8)
+    var lines = manual.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let section = try #require(lines.firstIndex(of: ".SH OPTIONS"))
+    let first = try #require(lines[section...].firstIndex(of: ".TP"))
+    let end = try #require(lines.firstIndex(of: ".SH NAMING RULES"))
+    let items = lines[first..<end].joined(separator: "\n") + "\n"
+    if ProcessInfo.processInfo.environment["UPDATE_MANUAL"] == "1" {
+      lines.replaceSubrange(
+        first..<end,
+        with: ManualPage.optionItems.split(separator: "\n", omittingEmptySubsequences: false)
+          .dropLast().map(String.init))
+      try lines.joined(separator: "\n").write(to: page, atomically: true, encoding: .utf8)
+      return
+    }
+    #expect(items == ManualPage.optionItems, "run make man after changing the option table")
   }
 }

@@ -184,7 +184,7 @@ struct ReadmeTests {
       manual.range(of: ".nf\n", range: examples.upperBound..<manual.endIndex))
     let line = manual[first.upperBound...].prefix { $0 != "\n" }
     #expect(line.contains("\\-\\-push \\-\\-blobs"), "\(line)")
-    let help = try Self.read("Sources/cbl-attachments/Help.swift")
+    let help = try Self.read("Sources/CBLAttachmentsCLI/Help.swift")
     let helpExamples = try #require(help.range(of: "Examples:"))
     let command = help[helpExamples.upperBound...].split(separator: "\n").first {
       $0.contains("cbl-attachments")

@@ -37,7 +37,7 @@ struct DocumentPart {
 
   /// Reads the JSON part `text`.
   init(_ text: UnsafeBufferPointer<UInt8>) {
-    var walker = LooseJSON(text: text)
+    let walker = LooseJSON(text: text)
     guard let root = walker.object(at: walker.skipSpace(from: 0)) else { return }
     for member in root {
       if member.name.elementsEqual("_id".utf8), text[member.value.start] == UInt8(ascii: "\"") {
