@@ -235,6 +235,16 @@ struct PullWriter: DocumentWriter {
       && name.dropFirst(5).allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
   }
 
+  /// What `--update-blobs` does with one entry.
+  private enum UpdateOutcome {
+    case removed
+    /// Removed, and the blob at this index (of the document's blobs) takes its members.
+    case updates(Int)
+    case kept
+    /// The document is rejected (a problem says why), or the run ends (the store failed).
+    case stop(ConversionIOError?)
+  }
+
   private func writeUpdatingBlobs(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
     to output: inout ByteBuffer, statistics: inout ConversionStatistics,
@@ -251,157 +261,19 @@ struct PullWriter: DocumentWriter {
     var removed: [Span] = []
     var updated: [Int: LegacyEntry] = [:]
     for entry in entries where entry.isObject {
-      let name = JSONText.decodeString(
-        UnsafeBufferPointer(rebasing: text[entry.key.start..<entry.key.end]))
-      // Couchbase Lite 2.0's numbered names go whatever their digest; other entries need one.
-      let quoted = ConversionDiagnostic.quoted(String(decoding: name, as: UTF8.self))
-      let numbered = Self.isNumberedBlobName(name)
-      // Couchbase Lite 2.0's numbered names go whatever their digest; other entries need one.
-      if numbered && !entry.members.data.isPresent {
-        removed.append(entry.member)
-        continue
-      }
-      guard entry.members.digestIsString else {
-        // Couchbase Lite copies a digest of any type into the blob the name gives, and drops
-        // its length and content_type: the blob could no longer be read. It is not updated.
-        if entry.members.digest.isPresent, !numbered, Self.blobNamed(name, &matcher) != nil,
-          let place = NamedPlace(name: name)
-        {
-          problems.append(
-            Problem(
-              kind: .blobNotUpdated, severity: strict ? .error : .warning,
-              offset: entry.keyOffset,
-              message: Messages.blobNotUpdatedDigestNotString(
-                name: quoted, pointer: place.pointer,
-                kind: ValueKind(firstByte: text[entry.members.digest.start]).article),
-              pointer: ""))
-        } else if name.withUnsafeBufferPointer({ AttachmentNaming.isSynthesized($0) }) {
-          problems.append(
-            Problem(
-              kind: .entryKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
-              message: Messages.entryKept(name: String(decoding: name, as: UTF8.self), .noDigest),
-              pointer: ""))
-        }
-        continue
-      }
-      let digest = JSONText.decodeString(
-        UnsafeBufferPointer(rebasing: text[entry.members.digest.start..<entry.members.digest.end]))
-      // A numbered entry with bytes names no place: it goes only as pull lets it (by digest).
-      // A blob without a digest is not updated (Couchbase Lite leaves it too); the entry stays.
-      if !numbered, let index = Self.blobNamed(name, &matcher),
-        document.blobs.elements[index].members.digestIsString
+      switch updateOutcome(
+        of: entry, in: document, matcher: &matcher, text: text, problems: &problems,
+        workspace: &workspace)
       {
-        // CouchDB re-labels every digest md5-: with the blob's length, the entry mirrors it.
-        let mirrorsByPlace =
-          !digest.starts(with: "sha1-".utf8)
-          && EntryMirror.find(
-            entry, in: document, matcher: &matcher, text: text, bytesMatch: nil
-          ).mirrors
-        guard digest.starts(with: "sha1-".utf8) || mirrorsByPlace else {
-          problems.append(
-            Problem(
-              kind: .blobNotUpdated, severity: strict ? .error : .warning,
-              offset: entry.keyOffset, message: Messages.blobNotUpdated(name: quoted),
-              pointer: ""))
-          continue
-        }
-        let blob = blobs[index]
-        if entry.members.data.isPresent {
-          guard entry.members.dataKind == .string else {
-            // Rejected already when it also matched a blob by digest; otherwise here.
-            if !problems.contains(where: { $0.kind == .invalidData && $0.offset == entry.keyOffset }
-            ) {
-              problems.append(
-                Problem(
-                  kind: .invalidData, severity: .error, offset: entry.keyOffset,
-                  message: Messages.entryDataNotString(
-                    name: String(decoding: name, as: UTF8.self), kind: entry.members.dataKind),
-                  pointer: ""))
-            }
-            return nil
-          }
-          func dataKept() -> Problem {
-            Problem(
-              kind: .dataKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
-              message: Messages.entryDataKept(name: String(decoding: name, as: UTF8.self)),
-              pointer: "")
-          }
-          if carrier != nil {
-            // Bytes under a digest that names no hash cannot be checked: they stay.
-            guard stringDigest(entry.members, text: text) != nil else {
-              problems.append(dataKept())
-              continue
-            }
-            let (removes, failure) = storeBytes(
-              of: entry, document, text: text, problems: &problems,
-              workspace: &workspace.bodies)
-            if let failure { return failure }
-            guard problems.allSatisfy({ $0.severity != .error }) else { return nil }
-            if !removes { continue }
-          } else if !(blob.members.data.isPresent && blob.members.dataKind == .string
-            && blob.members.digestIsString
-            && JSONText.decodedEqual(blob.members.data, entry.members.data, in: text)
-            && (mirrorsByPlace
-              || JSONText.decodedEqual(blob.members.digest, entry.members.digest, in: text)))
-          {
-            problems.append(dataKept())
-            continue
-          }
-        }
-        removed.append(entry.member)
-        if !mirrorsByPlace
-          && !(blob.members.digestIsString
-            && JSONText.decodedEqual(blob.members.digest, entry.members.digest, in: text))
-        {
-          updated[index] = entry
-        }
-        continue
-      }
-      // A blob without a digest is not updated (Couchbase Lite leaves it too): if the entry that
-      // names one stays, that is said.
-      let namesDigestlessBlob =
-        !numbered
-        && Self.blobNamed(name, &matcher).map {
-          !document.blobs.elements[$0].members.digestIsString
-        } == true
-      func notUpdated() {
-        guard namesDigestlessBlob else { return }
-        problems.append(
-          Problem(
-            kind: .blobNotUpdated, severity: strict ? .error : .warning, offset: entry.keyOffset,
-            message: Messages.blobWithoutDigestNotUpdated(name: quoted), pointer: ""))
-      }
-      // A name that gives no blob: matched by digest, as pull does.
-      switch fate(of: entry, in: document, &matcher, text: text) {
       case .removed:
         removed.append(entry.member)
-      case .stored:
-        let (removes, failure) = storeBytes(
-          of: entry, document, text: text, problems: &problems, workspace: &workspace.bodies)
-        if let failure { return failure }
-        guard problems.allSatisfy({ $0.severity != .error }) else { return nil }
-        if removes { removed.append(entry.member) } else { notUpdated() }
-      case .keptForItsBytes:
-        notUpdated()
-        problems.append(
-          Problem(
-            kind: .dataKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
-            message: Messages.entryDataKept(name: String(decoding: name, as: UTF8.self)),
-            pointer: ""))
-      case .unmatched:
-        notUpdated()
-      case .unmatchedSynthesized(let reason):
-        notUpdated()
-        // A name that gives a blob whose digest differs was taken above; what is left is said.
-        if !namesDigestlessBlob {
-          problems.append(
-            Problem(
-              kind: .entryKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
-              message: Messages.entryKept(name: String(decoding: name, as: UTF8.self), reason),
-              pointer: ""))
-        }
-      case .invalidData:
+      case .updates(let index):
+        removed.append(entry.member)
+        updated[index] = entry
+      case .kept:
         continue
+      case .stop(let failure):
+        return failure
       }
     }
     guard !removed.isEmpty || !updated.isEmpty else {
@@ -429,6 +301,176 @@ struct PullWriter: DocumentWriter {
     }
     edits.apply(to: text, into: &output)
     return nil
+  }
+
+  /// What `--update-blobs` does with an object entry: by the place its name gives when a blob
+  /// with a digest is there (``namedBlobOutcome``), else by its digest, as pull does.
+  private func updateOutcome(
+    of entry: LegacyEntry, in document: borrowing ScannedDocument, matcher: inout DigestMatcher,
+    text: UnsafeBufferPointer<UInt8>, problems: inout [Problem], workspace: inout WriterWorkspace
+  ) -> UpdateOutcome {
+    let name = JSONText.decodeString(
+      UnsafeBufferPointer(rebasing: text[entry.key.start..<entry.key.end]))
+    let quoted = ConversionDiagnostic.quoted(String(decoding: name, as: UTF8.self))
+    let numbered = Self.isNumberedBlobName(name)
+    // Couchbase Lite 2.0's numbered names go whatever their digest; other entries need one.
+    if numbered && !entry.members.data.isPresent { return .removed }
+    guard entry.members.digestIsString else {
+      // Couchbase Lite copies a digest of any type into the blob the name gives, and drops
+      // its length and content_type: the blob could no longer be read. It is not updated.
+      if entry.members.digest.isPresent, !numbered, Self.blobNamed(name, &matcher) != nil,
+        let place = NamedPlace(name: name)
+      {
+        problems.append(
+          Problem(
+            kind: .blobNotUpdated, severity: strict ? .error : .warning,
+            offset: entry.keyOffset,
+            message: Messages.blobNotUpdatedDigestNotString(
+              name: quoted, pointer: place.pointer,
+              kind: ValueKind(firstByte: text[entry.members.digest.start]).article),
+            pointer: ""))
+      } else if name.withUnsafeBufferPointer({ AttachmentNaming.isSynthesized($0) }) {
+        problems.append(
+          Problem(
+            kind: .entryKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
+            message: Messages.entryKept(name: String(decoding: name, as: UTF8.self), .noDigest),
+            pointer: ""))
+      }
+      return .kept
+    }
+    let digest = JSONText.decodeString(
+      UnsafeBufferPointer(rebasing: text[entry.members.digest.start..<entry.members.digest.end]))
+    // A numbered entry with bytes names no place: it goes only as pull lets it (by digest).
+    // A blob without a digest is not updated (Couchbase Lite leaves it too); the entry stays.
+    if !numbered, let index = Self.blobNamed(name, &matcher),
+      document.blobs.elements[index].members.digestIsString
+    {
+      return namedBlobOutcome(
+        of: entry, named: name, blob: index, digest: digest, in: document, matcher: &matcher,
+        text: text, problems: &problems, workspace: &workspace)
+    }
+    // A blob without a digest is not updated (Couchbase Lite leaves it too): if the entry that
+    // names one stays, that is said.
+    let namesDigestlessBlob =
+      !numbered
+      && Self.blobNamed(name, &matcher).map {
+        !document.blobs.elements[$0].members.digestIsString
+      } == true
+    func notUpdated() {
+      guard namesDigestlessBlob else { return }
+      problems.append(
+        Problem(
+          kind: .blobNotUpdated, severity: strict ? .error : .warning, offset: entry.keyOffset,
+          message: Messages.blobWithoutDigestNotUpdated(name: quoted), pointer: ""))
+    }
+    // A name that gives no blob: matched by digest, as pull does.
+    switch fate(of: entry, in: document, &matcher, text: text) {
+    case .removed:
+      return .removed
+    case .stored:
+      let (removes, failure) = storeBytes(
+        of: entry, document, text: text, problems: &problems, workspace: &workspace.bodies)
+      if let failure { return .stop(failure) }
+      guard problems.allSatisfy({ $0.severity != .error }) else { return .stop(nil) }
+      if removes { return .removed }
+      notUpdated()
+    case .keptForItsBytes:
+      notUpdated()
+      problems.append(
+        Problem(
+          kind: .dataKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
+          message: Messages.entryDataKept(name: String(decoding: name, as: UTF8.self)),
+          pointer: ""))
+    case .unmatched:
+      notUpdated()
+    case .unmatchedSynthesized(let reason):
+      notUpdated()
+      // A name that gives a blob whose digest differs was taken above; what is left is said.
+      if !namesDigestlessBlob {
+        problems.append(
+          Problem(
+            kind: .entryKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
+            message: Messages.entryKept(name: String(decoding: name, as: UTF8.self), reason),
+            pointer: ""))
+      }
+    case .invalidData:
+      break
+    }
+    return .kept
+  }
+
+  /// An entry whose name gives a blob that has a digest: it goes, and the blob takes its
+  /// members when the attachment was replaced (another `sha1-` digest), as Couchbase Lite's
+  /// replicator does; bytes it carries go into the store (`--blobs`) or must be the blob's.
+  private func namedBlobOutcome(
+    of entry: LegacyEntry, named name: [UInt8], blob index: Int, digest: [UInt8],
+    in document: borrowing ScannedDocument, matcher: inout DigestMatcher,
+    text: UnsafeBufferPointer<UInt8>, problems: inout [Problem], workspace: inout WriterWorkspace
+  ) -> UpdateOutcome {
+    let quoted = ConversionDiagnostic.quoted(String(decoding: name, as: UTF8.self))
+    let blobs = document.blobs.elements
+    // CouchDB re-labels every digest md5-: with the blob's length, the entry mirrors it.
+    let mirrorsByPlace =
+      !digest.starts(with: "sha1-".utf8)
+      && EntryMirror.find(
+        entry, in: document, matcher: &matcher, text: text, bytesMatch: nil
+      ).mirrors
+    guard digest.starts(with: "sha1-".utf8) || mirrorsByPlace else {
+      problems.append(
+        Problem(
+          kind: .blobNotUpdated, severity: strict ? .error : .warning,
+          offset: entry.keyOffset, message: Messages.blobNotUpdated(name: quoted),
+          pointer: ""))
+      return .kept
+    }
+    let blob = blobs[index]
+    if entry.members.data.isPresent {
+      guard entry.members.dataKind == .string else {
+        // Rejected already when it also matched a blob by digest; otherwise here.
+        if !problems.contains(where: { $0.kind == .invalidData && $0.offset == entry.keyOffset }
+        ) {
+          problems.append(
+            Problem(
+              kind: .invalidData, severity: .error, offset: entry.keyOffset,
+              message: Messages.entryDataNotString(
+                name: String(decoding: name, as: UTF8.self), kind: entry.members.dataKind),
+              pointer: ""))
+        }
+        return .stop(nil)
+      }
+      func dataKept() -> Problem {
+        Problem(
+          kind: .dataKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
+          message: Messages.entryDataKept(name: String(decoding: name, as: UTF8.self)),
+          pointer: "")
+      }
+      if carrier != nil {
+        // Bytes under a digest that names no hash cannot be checked: they stay.
+        guard stringDigest(entry.members, text: text) != nil else {
+          problems.append(dataKept())
+          return .kept
+        }
+        let (removes, failure) = storeBytes(
+          of: entry, document, text: text, problems: &problems,
+          workspace: &workspace.bodies)
+        if let failure { return .stop(failure) }
+        guard problems.allSatisfy({ $0.severity != .error }) else { return .stop(nil) }
+        if !removes { return .kept }
+      } else if !(blob.members.data.isPresent && blob.members.dataKind == .string
+        && blob.members.digestIsString
+        && JSONText.decodedEqual(blob.members.data, entry.members.data, in: text)
+        && (mirrorsByPlace
+          || JSONText.decodedEqual(blob.members.digest, entry.members.digest, in: text)))
+      {
+        problems.append(dataKept())
+        return .kept
+      }
+    }
+    let updates =
+      !mirrorsByPlace
+      && !(blob.members.digestIsString
+        && JSONText.decodedEqual(blob.members.digest, entry.members.digest, in: text))
+    return updates ? .updates(index) : .removed
   }
 
   /// A blob whose attachment was replaced on the server: each member it has takes the entry's

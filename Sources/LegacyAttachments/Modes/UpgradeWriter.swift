@@ -80,180 +80,192 @@ struct UpgradeWriter: DocumentWriter {
         plan.fates.append(.removed)
         continue
       }
-      let name = document.string(entry.key, in: text)
-      func stays(_ message: String) {
-        plan.problems.append(
-          Problem(
-            kind: .upgradeKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
-            message: message, pointer: ""))
-        plan.fates.append(.kept)
-      }
-      guard entry.isObject, entry.members.digestIsString else {
-        plan.fates.append(.kept)
-        continue
-      }
-      let digestText = JSONText.decodeString(
-        UnsafeBufferPointer(rebasing: text[entry.members.digest.start..<entry.members.digest.end]))
-      let digest = digestText.withUnsafeBufferPointer { AttachmentDigest($0) }
-      let data =
-        entry.members.data.isPresent && entry.members.dataKind == .string
-        ? UnsafeBufferPointer(rebasing: text[entry.members.data.start..<entry.members.data.end])
-        : nil
-      if entry.members.data.isPresent && data == nil {
-        plan.problems.append(
-          Problem(
-            kind: .invalidData, severity: .error, offset: entry.keyOffset,
-            message: Messages.entryDataNotString(name: name, kind: entry.members.dataKind),
-            pointer: ""))
-        plan.fates.append(.kept)
-        continue
-      }
-      if PushWriter.isSynthesized(key: entry.key, in: text, scratch: &workspace.scratch) {
-        // Pull left it: it mirrors no blob, or it holds bytes the blob it mirrors does not.
-        let mirrors = document.blobs.elements.contains {
-          $0.members.digestIsString
-            && JSONText.decodedEqual($0.members.digest, entry.members.digest, in: text)
-        }
-        stays(
-          mirrors && data != nil
-            ? Messages.upgradeKeptMirrorBytes(name: name)
-            : Messages.upgradeKeptSynthesized(name: name))
-        continue
-      }
-      // Bytes in a MIME part are not at hand; a stub's digest with `encoding` is of the bytes
-      // as the server stores them, which is no blob's.
-      if entry.members.follows || (entry.members.isEncoded && data == nil) {
-        stays(Messages.upgradeKeptEncoded(name: name, follows: entry.members.follows))
-        continue
-      }
-      var upgrade = Upgrade(digest: nil, size: nil, finalDigest: digestText)
-      if let data {
-        // The bytes are at hand: they must be the digest's; an md5 digest becomes their SHA-1.
-        guard let digest else {
-          stays(Messages.upgradeKeptUnknownDigest(name: name))
-          continue
-        }
-        let label = BodyLabel(digest: digest, members: entry.members, text: text)
-        guard
-          let checked = Self.check(data: data, label: label, levels: &workspace.bodies.levels)
-        else {
-          plan.problems.append(
-            Problem(
-              kind: .invalidData, severity: .error, offset: entry.keyOffset,
-              message: Messages.body(
-                .invalidBase64, place: "_attachments entry " + ConversionDiagnostic.quoted(name),
-                digest: digest.description), pointer: ""))
-          plan.fates.append(.kept)
-          continue
-        }
-        let place = "_attachments entry " + ConversionDiagnostic.quoted(name)
-        switch checked.check {
-        case .otherBytes(let actual):
-          plan.problems.append(
-            Problem(
-              kind: .dataMismatch, severity: .error, offset: entry.keyOffset,
-              message: Messages.body(
-                .otherBytes(file: nil, actual: actual), place: place,
-                digest: digest.description), pointer: ""))
-          plan.fates.append(.kept)
-          continue
-        case .unknownEncoding:
-          stays(
-            Messages.body(
-              .encoded(label.encoding ?? []), place: place, digest: digest.description))
-          continue
-        case .unverified where carrier == nil:
-          // With --blobs, storing the bytes says so.
-          plan.problems.append(
-            Problem(
-              kind: .unverified, severity: strict ? .error : .warning, offset: entry.keyOffset,
-              message: Messages.body(.carriedUnverified, place: place, digest: digest.description),
-              pointer: ""))
-        case .verifiedStream:
-          guard checked.streamIsValid else {
-            plan.problems.append(
-              Problem(
-                kind: .invalidData, severity: .error, offset: entry.keyOffset,
-                message: Messages.body(
-                  .invalidGzip(reason: checked.streamFailure ?? ""), place: place,
-                  digest: digest.description), pointer: ""))
-            plan.fates.append(.kept)
-            continue
-          }
-          upgrade.decodesStream = true
-        case .verified, .unverified:
-          break
-        }
-        // A length that is not the bytes' size: push --blobs would refuse it; so does upgrade.
-        if entry.members.length.isPresent,
-          let expected = BodyCarrier.lengthValue(
-            UnsafeBufferPointer(
-              rebasing: text[entry.members.length.start..<entry.members.length.end])),
-          expected != checked.size
-        {
-          let length = String(
-            decoding: text[entry.members.length.start..<entry.members.length.end], as: UTF8.self)
-          plan.problems.append(
-            Problem(
-              kind: .lengthMismatch, severity: .error, offset: entry.keyOffset,
-              message: Messages.body(
-                .otherSize(file: nil, size: checked.size, length: length),
-                place: "_attachments entry " + ConversionDiagnostic.quoted(name),
-                digest: digest.description), pointer: ""))
-          plan.fates.append(.kept)
-          continue
-        }
-        upgrade.size = checked.size
-        if digest.algorithm == .md5 || upgrade.decodesStream {
-          let sha1 = AttachmentDigest(algorithm: .sha1, hash: checked.sha1).description
-          upgrade.digest = sha1
-          upgrade.finalDigest = Array(sha1.utf8)
-        }
-      } else if digestText.starts(with: "md5-".utf8) {
-        stays(Messages.upgradeKeptMD5(name: name))
-        continue
-      }
-      if document.into.count > 0
-        && (document.into.kind != .object
-          || document.blobs.elements.contains { $0.span == document.into.value })
-      {
-        plan.problems.append(
-          Problem(
-            kind: .upgradeClash, severity: .error, offset: entry.keyOffset,
-            message: document.into.kind == .object
-              ? Messages.upgradeIntoBlob(property: options())
-              : Messages.upgradeIntoNotObject(property: options(), kind: document.into.kind),
-            pointer: ""))
-        plan.fates.append(.kept)
-        continue
-      }
-      let decodedName = JSONText.decodeString(
-        UnsafeBufferPointer(rebasing: text[entry.key.start..<entry.key.end]))
-      // Two entries of one name cannot both become members of one object.
-      let duplicate = entries[..<index].contains { earlier in
-        JSONText.decodedEqual(earlier.key, entry.key, in: text) && earlier.member != entry.member
-      }
-      if duplicate || intoKeys.contains(decodedName) {
-        plan.problems.append(
-          Problem(
-            kind: .upgradeClash, severity: .error, offset: entry.keyOffset,
-            message: duplicate
-              ? Messages.upgradeDuplicateEntry(name: name, property: options())
-              : Messages.upgradeClash(name: name, property: options()), pointer: ""))
-        plan.fates.append(.kept)
-        continue
-      }
-      plan.fates.append(.upgraded(upgrade))
+      plan.fates.append(
+        fate(
+          of: entry, at: index, in: document, intoKeys: intoKeys, text: text,
+          problems: &plan.problems, workspace: &workspace))
     }
-    // What is left and mirrors a new blob (its digest, and its bytes when it carries some) is
-    // removed too, so that pull after upgrade changes nothing.
+    removeMirrorsOfNewBlobs(&plan, entries: entries, text: text)
+    return plan
+  }
+
+  /// What becomes of an entry pull leaves: it becomes a blob, or stays (with the problem that
+  /// says why, when there is one).
+  private func fate(
+    of entry: LegacyEntry, at index: Int, in document: borrowing ScannedDocument,
+    intoKeys: [[UInt8]], text: UnsafeBufferPointer<UInt8>, problems: inout [Problem],
+    workspace: inout WriterWorkspace
+  ) -> Fate {
+    let name = document.string(entry.key, in: text)
+    func stays(_ message: String) -> Fate {
+      problems.append(
+        Problem(
+          kind: .upgradeKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
+          message: message, pointer: ""))
+      return .kept
+    }
+    guard entry.isObject, entry.members.digestIsString else { return .kept }
+    let digestText = JSONText.decodeString(
+      UnsafeBufferPointer(rebasing: text[entry.members.digest.start..<entry.members.digest.end]))
+    let digest = digestText.withUnsafeBufferPointer { AttachmentDigest($0) }
+    let data =
+      entry.members.data.isPresent && entry.members.dataKind == .string
+      ? UnsafeBufferPointer(rebasing: text[entry.members.data.start..<entry.members.data.end])
+      : nil
+    if entry.members.data.isPresent && data == nil {
+      problems.append(
+        Problem(
+          kind: .invalidData, severity: .error, offset: entry.keyOffset,
+          message: Messages.entryDataNotString(name: name, kind: entry.members.dataKind),
+          pointer: ""))
+      return .kept
+    }
+    if PushWriter.isSynthesized(key: entry.key, in: text, scratch: &workspace.scratch) {
+      // Pull left it: it mirrors no blob, or it holds bytes the blob it mirrors does not.
+      let mirrors = document.blobs.elements.contains {
+        $0.members.digestIsString
+          && JSONText.decodedEqual($0.members.digest, entry.members.digest, in: text)
+      }
+      return stays(
+        mirrors && data != nil
+          ? Messages.upgradeKeptMirrorBytes(name: name)
+          : Messages.upgradeKeptSynthesized(name: name))
+    }
+    // Bytes in a MIME part are not at hand; a stub's digest with `encoding` is of the bytes
+    // as the server stores them, which is no blob's.
+    if entry.members.follows || (entry.members.isEncoded && data == nil) {
+      return stays(Messages.upgradeKeptEncoded(name: name, follows: entry.members.follows))
+    }
+    var upgrade = Upgrade(digest: nil, size: nil, finalDigest: digestText)
+    if let data {
+      // The bytes are at hand: they must be the digest's; an md5 digest becomes their SHA-1.
+      guard let digest else { return stays(Messages.upgradeKeptUnknownDigest(name: name)) }
+      if let refused = checkBytes(
+        data, of: entry, named: name, digest: digest, text: text, upgrade: &upgrade,
+        problems: &problems, workspace: &workspace)
+      {
+        return refused
+      }
+    } else if digestText.starts(with: "md5-".utf8) {
+      return stays(Messages.upgradeKeptMD5(name: name))
+    }
+    if let clash = clash(of: entry, at: index, in: document, intoKeys: intoKeys, text: text) {
+      problems.append(clash)
+      return .kept
+    }
+    return .upgraded(upgrade)
+  }
+
+  /// Checks an entry's inline bytes against its digest and `length`, and notes in `upgrade`
+  /// their size and, for an `md5-` digest or a gzip stream, the SHA-1 the blob takes. Returns
+  /// the entry's fate when the bytes keep it from being upgraded (the problem appended), nil
+  /// when it may be.
+  private func checkBytes(
+    _ data: UnsafeBufferPointer<UInt8>, of entry: LegacyEntry, named name: String,
+    digest: AttachmentDigest, text: UnsafeBufferPointer<UInt8>, upgrade: inout Upgrade,
+    problems: inout [Problem], workspace: inout WriterWorkspace
+  ) -> Fate? {
+    let place = "_attachments entry " + ConversionDiagnostic.quoted(name)
+    func refuse(
+      _ kind: ConversionDiagnostic.Kind, _ body: BodyCarrier.Outcome,
+      severity: ConversionDiagnostic.Severity = .error
+    )
+      -> Fate
+    {
+      problems.append(
+        Problem(
+          kind: kind, severity: severity, offset: entry.keyOffset,
+          message: Messages.body(body, place: place, digest: digest.description), pointer: ""))
+      return .kept
+    }
+    let label = BodyLabel(digest: digest, members: entry.members, text: text)
+    guard let checked = Self.check(data: data, label: label, levels: &workspace.bodies.levels)
+    else { return refuse(.invalidData, .invalidBase64) }
+    switch checked.check {
+    case .otherBytes(let actual):
+      return refuse(.dataMismatch, .otherBytes(file: nil, actual: actual))
+    case .unknownEncoding:
+      return refuse(
+        .upgradeKept, .encoded(label.encoding ?? []), severity: strict ? .error : .warning)
+    case .unverified where carrier == nil:
+      // With --blobs, storing the bytes says so.
+      problems.append(
+        Problem(
+          kind: .unverified, severity: strict ? .error : .warning, offset: entry.keyOffset,
+          message: Messages.body(.carriedUnverified, place: place, digest: digest.description),
+          pointer: ""))
+    case .verifiedStream:
+      guard checked.streamIsValid else {
+        return refuse(.invalidData, .invalidGzip(reason: checked.streamFailure ?? ""))
+      }
+      upgrade.decodesStream = true
+    case .verified, .unverified:
+      break
+    }
+    // A length that is not the bytes' size: push --blobs would refuse it; so does upgrade.
+    if entry.members.length.isPresent,
+      let expected = BodyCarrier.lengthValue(
+        UnsafeBufferPointer(rebasing: text[entry.members.length.start..<entry.members.length.end])),
+      expected != checked.size
+    {
+      let length = String(
+        decoding: text[entry.members.length.start..<entry.members.length.end], as: UTF8.self)
+      return refuse(.lengthMismatch, .otherSize(file: nil, size: checked.size, length: length))
+    }
+    upgrade.size = checked.size
+    if digest.algorithm == .md5 || upgrade.decodesStream {
+      let sha1 = AttachmentDigest(algorithm: .sha1, hash: checked.sha1).description
+      upgrade.digest = sha1
+      upgrade.finalDigest = Array(sha1.utf8)
+    }
+    return nil
+  }
+
+  /// Why the entry cannot become a member of the `--into` object, if it cannot: the property
+  /// is not an object (or is a blob), the name is there already, or two entries have it.
+  private func clash(
+    of entry: LegacyEntry, at index: Int, in document: borrowing ScannedDocument,
+    intoKeys: [[UInt8]], text: UnsafeBufferPointer<UInt8>
+  ) -> Problem? {
+    let name = document.string(entry.key, in: text)
+    if document.into.count > 0
+      && (document.into.kind != .object
+        || document.blobs.elements.contains { $0.span == document.into.value })
+    {
+      return Problem(
+        kind: .upgradeClash, severity: .error, offset: entry.keyOffset,
+        message: document.into.kind == .object
+          ? Messages.upgradeIntoBlob(property: options())
+          : Messages.upgradeIntoNotObject(property: options(), kind: document.into.kind),
+        pointer: "")
+    }
+    let decodedName = JSONText.decodeString(
+      UnsafeBufferPointer(rebasing: text[entry.key.start..<entry.key.end]))
+    // Two entries of one name cannot both become members of one object.
+    let entries = document.entries.elements
+    let duplicate = entries[..<index].contains { earlier in
+      JSONText.decodedEqual(earlier.key, entry.key, in: text) && earlier.member != entry.member
+    }
+    guard duplicate || intoKeys.contains(decodedName) else { return nil }
+    return Problem(
+      kind: .upgradeClash, severity: .error, offset: entry.keyOffset,
+      message: duplicate
+        ? Messages.upgradeDuplicateEntry(name: name, property: options())
+        : Messages.upgradeClash(name: name, property: options()), pointer: "")
+  }
+
+  /// What is left and mirrors a new blob (its digest, and its bytes when it carries some) is
+  /// removed too, so that pull after upgrade changes nothing.
+  private func removeMirrorsOfNewBlobs(
+    _ plan: inout Plan, entries: UnsafeBufferPointer<LegacyEntry>, text: UnsafeBufferPointer<UInt8>
+  ) {
     let newBlobs = entries.indices.compactMap { index -> (digest: [UInt8], entry: LegacyEntry)? in
       if case .upgraded(let upgrade) = plan.fates[index] {
         return (upgrade.finalDigest, entries[index])
       }
       return nil
     }
-    guard !newBlobs.isEmpty else { return plan }
+    guard !newBlobs.isEmpty else { return }
     for (index, entry) in entries.enumerated() {
       guard case .kept = plan.fates[index], entry.isObject, entry.members.digestIsString,
         !entry.members.data.isPresent || entry.members.dataKind == .string
@@ -271,7 +283,6 @@ struct UpgradeWriter: DocumentWriter {
         plan.problems.removeAll { $0.offset == entry.keyOffset && $0.kind == .upgradeKept }
       }
     }
-    return plan
   }
 
   private func options() -> String { String(decoding: into, as: UTF8.self) }

@@ -1,7 +1,7 @@
 /// The reading side of a parallel run: reads an input into a window and cuts it into batches just
 /// before lines that start with `{` (document boundaries in NDJSON and in pretty-printed dumps),
 /// handing each batch the very buffer it was read into. When an envelope's batches may start
-/// between its elements (``Framer/firstStepBatchesStartAt(options:)``), lines that start with
+/// between its elements (``PathMatcher/firstStepBatchesStartAt(options:)``), lines that start with
 /// `,` are cut before too, and each batch says where it is likely to start from the bytes
 /// around its cut.
 struct BatchReader: ~Copyable {
@@ -93,7 +93,7 @@ extension StreamConverter {
       options: options, keepsRejects: rejects != nil, capacities: capacities, store: store)
     var reader = BatchReader(
       batchBytes: batchBytes,
-      startsBetweenElements: Framer.firstStepBatchesStartAt(options: options) != nil)
+      startsBetweenElements: PathMatcher.firstStepBatchesStartAt(options: options) != nil)
     var submitted = 0
     var written = 0
     var endOfInput = false
@@ -126,7 +126,7 @@ extension StreamConverter {
     /// Starting between elements: how many of the array's elements came before the next batch
     /// (rows' paths count them).
     var elementsBefore = 0
-    let rowPathPrefix = Framer.rowPathBeforeFirstIndex(options: options)
+    let rowPathPrefix = PathMatcher.rowPathBeforeFirstIndex(options: options)
     /// A read that failed: what was read before it is converted first, as on one thread.
     var readFailure: SystemErrno? = nil
 

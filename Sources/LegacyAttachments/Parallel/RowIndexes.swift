@@ -1,7 +1,7 @@
 import Glibc
 
 extension BatchResult {
-  /// Adds `delta` to the index that follows `prefix` (``Framer/rowPathBeforeFirstIndex(options:)``)
+  /// Adds `delta` to the index that follows `prefix` (``PathMatcher/rowPathBeforeFirstIndex(options:)``)
   /// in every row that starts before `end` of the output, and moves the marks after each index
   /// whose length changed: a worker that started between the elements of an envelope counted
   /// them from its batch's start, and the driver knows how many came before.
