@@ -18,7 +18,7 @@ struct LiteCoreTests {
   /// Where the pointer goes: the text of the value, "nothing", or "throws".
   private func resolve(_ pointer: String) -> String {
     Array(Self.document.utf8).withUnsafeBufferPointer { text in
-      switch LiteCorePull.resolve(Array(pointer.utf8), in: text) {
+      switch LiteCorePull.resolve(Array(pointer.utf8), in: CompactIndex(text)) {
       case .value(let span): String(decoding: text[span.start..<span.end], as: UTF8.self)
       case .nothing: "nothing"
       case .fails: "throws"
@@ -39,6 +39,27 @@ struct LiteCoreTests {
     ])
   func resolves(pointer: String, value: String) {
     #expect(resolve(pointer) == value)
+  }
+
+  /// What `C4BlobKey::withDigestString` takes (`litecore-harness digest` answered each): 28
+  /// bytes after `sha1-`, 27 of them base64, whatever the 28th is and wherever; the file is
+  /// named by the canonical text.
+  @Test(
+    "a sha1- digest is read as Couchbase Lite reads it",
+    arguments: [
+      ("sha1-2jmj7l5rSw0yVb/vlWAYkK/YBwk=", "sha1-2jmj7l5rSw0yVb/vlWAYkK/YBwk=", true),
+      ("sha1-2jmj7l5rSw0yVb/vlWAYkK/YBwl=", "sha1-2jmj7l5rSw0yVb/vlWAYkK/YBwk=", false),
+      ("sha1-2jmj7l5rSw0yVb/vlWAYk K/YBwk", "sha1-2jmj7l5rSw0yVb/vlWAYkK/YBwk=", false),
+      ("sha1-2jmj7l5rSw0yVb/vlWAYkK/YBwk\n", "sha1-2jmj7l5rSw0yVb/vlWAYkK/YBwk=", false),
+      ("sha1-2jmj7l5rSw0=yVb/vlWAYkK/YBwk", "sha1-2jmj7l5rSw0yVb/vlWAYkK/YBwk=", false),
+      ("sha1-2jmj7l5rSw0yVb/vlWAYkK/YBwkA", nil, false),
+      ("sha1-2jmj7l5rSw0yVb/vlWAYkK/YBw==", nil, false),
+      ("sha1-2jmj7l5rSw0yVb/vlWAYkK/YBwk", nil, false),
+    ] as [(String, String?, Bool)])
+  func digests(written: String, read: String?, canonical: Bool) {
+    let digest = Array(written.utf8).withUnsafeBufferPointer { AttachmentDigest($0) }
+    #expect(digest?.description == read)
+    if read != nil { #expect(digest?.isCanonical == canonical) }
   }
 }
 

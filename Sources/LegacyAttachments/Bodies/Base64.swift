@@ -136,7 +136,7 @@ enum Base64 {
     }
   }
 
-  private static func isAlphabet(_ byte: UInt8) -> Bool {
+  static func isAlphabet(_ byte: UInt8) -> Bool {
     (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
       || (byte >= 0x30 && byte <= 0x39)
       || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "=")

@@ -23,10 +23,12 @@ struct AttachmentDigest: Equatable {
   /// The base64 text after the prefix, as written (it names a blob file).
   var encoded: [UInt8]
 
-  /// Whether the digest was written as the canonical base64 of its hash. One whose last
-  /// character has unused bits set (`…ieE9=` for `…ieE8=`) is taken, as Couchbase Lite takes it
-  /// (`C4BlobKey::withDigestString` decodes leniently); ``encoded`` is then the canonical text,
-  /// which names its file (`C4BlobStore::pathForKey`).
+  /// Whether the digest was written as the canonical base64 of its hash. A `sha1-` digest
+  /// Couchbase Lite reads otherwise is taken as it takes it (`C4BlobKey::withDigestString`
+  /// decodes leniently): the last character with unused bits set (`…ieE9=` for `…ieE8=`),
+  /// or a byte outside the alphabet in place of the `=` or among the characters (a space, a
+  /// line break). ``encoded`` is then the canonical text, which names its file
+  /// (`C4BlobStore::pathForKey`).
   var isCanonical = true
 
   /// Parses `text` (the digest's decoded string value); nil when it is not `sha1-` or `md5-`
@@ -51,8 +53,15 @@ struct AttachmentDigest: Equatable {
       self.encoded = encoded
       return
     }
-    guard
-      let bytes = encoded.withUnsafeBufferPointer({
+    // Couchbase Lite's `C4BlobKey::withDigestString` takes 28 bytes after `sha1-` and decodes
+    // them skipping every byte outside the alphabet (`=`, spaces, line breaks); they must give
+    // 20 bytes, which 27 characters of the alphabet do, the unused bits of the last ignored.
+    let letters =
+      algorithm == .sha1
+      ? encoded.filter { Base64.isAlphabet($0) && $0 != UInt8(ascii: "=") } + Array("=".utf8)
+      : encoded
+    guard algorithm == .md5 || letters.count == 28,
+      let bytes = letters.withUnsafeBufferPointer({
         Base64.decodeWhole($0, clearingUnusedBits: true)
       }), bytes.count == algorithm.byteCount
     else { return nil }

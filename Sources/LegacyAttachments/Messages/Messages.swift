@@ -179,10 +179,13 @@ enum Messages {
       + " name after blob_ as a JSON Pointer and throws (\(reason)), failing the revision"
   }
 
-  static func entryPointerDiffers(name: String, liteCore: String, tool: String) -> String {
+  static func entryPointerDiffers(name: String, liteCore: String, tool: String, reasons: [String])
+    -> String
+  {
     "_attachments entry \(ConversionDiagnostic.quoted(name)): Couchbase Lite's pull finds"
-      + " \(liteCore) there (it reads ~0 and ~1 as they are, no empty key, drops a last /, takes"
-      + " leading zeros); --pull --update-blobs finds \(tool)"
+      + " \(liteCore) there"
+      + (reasons.isEmpty ? "" : " (it " + reasons.joined(separator: ", ") + ")")
+      + "; --pull --update-blobs finds \(tool)"
   }
 
   static func orphanEntry(name: String) -> String {
@@ -510,8 +513,9 @@ extension Messages {
   }
 
   static func nonCanonicalDigest(_ what: String, written: String, canonical: String) -> String {
-    "\(what) has the digest \(written), which is not canonical base64 (the unused bits of its"
-      + " last character are set): Couchbase Lite reads it as \(canonical), names the file so,"
-      + " and fails the revision on pull, its check comparing that with the digest as written"
+    "\(what) has the digest \(written), which is not the canonical base64 of its hash:"
+      + " Couchbase Lite reads it as \(canonical) and names the file so; its pull compares that"
+      + " with the entries' digests as written, and fails the revision when none has it so"
+      + " (dangling-blob)"
   }
 }

@@ -121,51 +121,87 @@ struct CheckWriter: DocumentWriter {
   ) {
     let pull = LiteCorePull(document, text: text)
     let entries = document.entries.elements
-    func name(_ index: Int) -> String {
-      String(
-        decoding: JSONText.decodeString(
-          UnsafeBufferPointer(rebasing: text[entries[index].key.start..<entries[index].key.end])),
-        as: UTF8.self)
-    }
-    func pointer(_ index: Int) -> String {
-      var pointer = ByteBuffer(capacity: 64)
-      appendEntryPointer(entries[index].key, text: text, to: &pointer)
-      return String(decoding: pointer.bytes, as: UTF8.self)
-    }
     if let failure = pull.failure {
       problems.append(
         Problem(
           kind: .invalidEntryPointer, severity: .error, offset: entries[failure.entry].keyOffset,
-          message: Messages.invalidEntryPointer(name: name(failure.entry), reason: failure.reason),
-          pointer: pointer(failure.entry)))
+          message: Messages.invalidEntryPointer(
+            name: entryName(entries[failure.entry], text), reason: failure.reason),
+          pointer: entryPointer(entries[failure.entry], text)))
+    }
+    var blobAt: [Int: Int] = [:]
+    for (position, blob) in document.blobs.elements.enumerated()
+    where blobAt[blob.span.start] == nil {
+      blobAt[blob.span.start] = position
     }
     for dangling in pull.dangling {
-      problems.append(
-        Problem(
-          kind: .danglingBlob, severity: .error, offset: dangling.offset,
-          message: dangling.entry.map {
-            Messages.danglingEntry(name: name($0), digest: dangling.digest)
-          } ?? Messages.danglingBlob(digest: dangling.digest),
-          pointer: dangling.entry.map(pointer) ?? dangling.blob ?? ""))
+      if let entry = dangling.entry.map({ entries[$0] }) {
+        problems.append(
+          Problem(
+            kind: .danglingBlob, severity: .error, offset: entry.keyOffset,
+            message: Messages.danglingEntry(name: entryName(entry, text), digest: dangling.digest),
+            pointer: entryPointer(entry, text)))
+      } else if let start = dangling.blob {
+        problems.append(
+          Problem(
+            kind: .danglingBlob, severity: .error,
+            offset: blobAt[start].map { document.blobs.elements[$0].inputStart } ?? document.start,
+            message: Messages.danglingBlob(digest: dangling.digest),
+            pointer: pull.pointer(to: start)))
+      }
     }
-    for (index, theirs) in pull.blobFor.sorted(by: { $0.key < $1.key }) {
-      let entryName = JSONText.decodeString(
-        UnsafeBufferPointer(rebasing: text[entries[index].key.start..<entries[index].key.end]))
-      let ours = NamedPlace(name: entryName).flatMap { matcher.blobIndex(at: $0) }
+    for (position, target) in pull.targets.sorted(by: { $0.key < $1.key }) {
+      let entry = entries[position]
+      let name = JSONText.decodeString(
+        UnsafeBufferPointer(rebasing: text[entry.key.start..<entry.key.end]))
+      let ours = NamedPlace(name: name).flatMap { matcher.blobIndex(at: $0) }
         .map { document.blobs.elements[$0].span.start }
+      let theirs: Int? = if case .blob(let start) = target { start } else { nil }
       guard ours != theirs else { continue }
       func place(_ start: Int?) -> String {
-        guard let start, let blob = document.blobs.elements.first(where: { $0.span.start == start })
-        else { return start == nil ? "no blob" : "a blob" }
-        return "the blob at " + String(decoding: document.name(blob.pointer), as: UTF8.self)
+        guard let start else { return "no blob" }
+        return start == 0 ? "the document itself" : "the blob at " + pull.pointer(to: start)
       }
       problems.append(
         Problem(
-          kind: .entryPointerDiffers, severity: .error, offset: entries[index].keyOffset,
+          kind: .entryPointerDiffers, severity: .error, offset: entry.keyOffset,
           message: Messages.entryPointerDiffers(
-            name: name(index), liteCore: place(theirs), tool: place(ours)),
-          pointer: pointer(index)))
+            name: entryName(entry, text), liteCore: place(theirs), tool: place(ours),
+            reasons: Self.pointerReadings(name)),
+          pointer: entryPointer(entry, text)))
     }
+  }
+
+  /// How Couchbase Lite's reading of the name `blob_/…` differs from RFC 6901's, in words.
+  private static func pointerReadings(_ name: [UInt8]) -> [String] {
+    let pointer = Array(name.dropFirst(5))
+    var readings: [String] = []
+    if pointer == Array("/".utf8) { readings.append("takes / alone for the document itself") }
+    if pointer.contains(UInt8(ascii: "~")) { readings.append("reads ~0 and ~1 as they are") }
+    let tokens = pointer.dropFirst().split(
+      separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+    if tokens.dropLast().contains(where: \.isEmpty) { readings.append("finds no empty key") }
+    if pointer.count > 1 && pointer.last == UInt8(ascii: "/") { readings.append("drops a last /") }
+    if tokens.contains(where: {
+      $0.count > 1 && $0.first == UInt8(ascii: "0") && $0.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }) {
+      readings.append("reads an index with leading zeros")
+    }
+    return readings
+  }
+
+  /// An entry's name, decoded, for messages.
+  private func entryName(_ entry: LegacyEntry, _ text: UnsafeBufferPointer<UInt8>) -> String {
+    String(
+      decoding: JSONText.decodeString(
+        UnsafeBufferPointer(rebasing: text[entry.key.start..<entry.key.end])), as: UTF8.self)
+  }
+
+  /// An entry's RFC 6901 pointer (`/_attachments/blob_~1a`).
+  private func entryPointer(_ entry: LegacyEntry, _ text: UnsafeBufferPointer<UInt8>) -> String {
+    var pointer = ByteBuffer(capacity: 64)
+    appendEntryPointer(entry.key, text: text, to: &pointer)
+    return String(decoding: pointer.bytes, as: UTF8.self)
   }
 
   /// Blobs and entries whose `sha1-` digest Couchbase Lite reads only once re-encoded.
