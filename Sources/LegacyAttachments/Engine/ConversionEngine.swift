@@ -42,29 +42,6 @@ enum StopReason: Equatable {
   case brokenFraming
 }
 
-/// Rejected input being skipped: from a malformed document's start to where conversion resumes
-/// (the next line that starts with `{`) or, in list framing, to the end of the input.
-///
-/// Its text is saved (or counted) as it goes, so a long stretch is never held in memory; only
-/// trailing whitespace waits, because a rejected text ends at its last non-space byte.
-struct SkippedInput {
-  /// Where the skipped text starts.
-  let startPosition: TextPosition
-  let report: MalformedReport
-  /// `--format list`: nothing resumes; the rest of the input is not converted.
-  let toEndOfInput: Bool
-  /// After a truncated record: resume recovering, line by line, up to here.
-  let recoverUntil: StreamOffset?
-  /// The rejected text before this has been saved or counted.
-  var savedTo: StreamOffset
-  /// Where the last saved piece ends (its last character's position), if one was saved.
-  var lastSaved: TextPosition? = nil
-  /// Where to look on for a line that starts with `{`.
-  var scanFrom: StreamOffset
-  /// Whether the error counts as a document (not for a list's framing).
-  let countsDocument: Bool
-}
-
 /// What the driver is doing with the input.
 enum Phase {
   /// Complete lines are parsed as they arrive.
@@ -87,7 +64,10 @@ final class ConversionEngine {
   let options: ConversionOptions
   /// Feed yajl one line at a time (for `--unbuffered`), so each document is out as soon as its
   /// line is in.
-  var lineAtATime = false
+  var lineAtATime: Bool {
+    get { cursor.lineAtATime }
+    set { cursor.lineAtATime = newValue }
+  }
 
   private var window: InputWindow
   private let context: UnsafeMutablePointer<ScanContext>
@@ -95,17 +75,12 @@ final class ConversionEngine {
   private var parser: YajlParser
   private var phase = Phase.scanning
   private(set) var stop: StopReason? = nil
+  /// What has been given to yajl, and how far the next piece may reach.
+  private var cursor = ParseCursor()
   /// Bytes before this have been given to yajl (or skipped).
-  private var parsePosition = StreamOffset.zero
-  /// Where the last search for a line end stopped: no newline lies between it and the end of
-  /// what was then held, past ``parsePosition``.
-  private var newlineScan = StreamOffset.zero
-  /// A new input's first bytes, until it is known whether they are a byte-order mark.
-  private var checkingByteOrderMark = true
-  /// Where the input really ends (before the newline added for yajl's sake), once it has ended
-  /// and what is left is being parsed.
-  private var endOfInput: StreamOffset? = nil
-  private var atEndOfInput: Bool { endOfInput != nil }
+  private var parsePosition: StreamOffset { cursor.position }
+  private var endOfInput: StreamOffset? { cursor.endOfInput }
+  private var atEndOfInput: Bool { cursor.endOfInput != nil }
 
   /// `keepsRejects`: whether rejected text is kept for the caller, or only counted (and its
   /// extent reported as skipped).
@@ -241,7 +216,7 @@ final class ConversionEngine {
   /// The current input has ended: converts what is left, reports a truncated document, gets
   /// ready for the next input and returns how this one went.
   func finishReading() -> InputOutcome {
-    endOfInput = window.end
+    cursor.endOfInput = window.end
     if stop == nil {
       // A final newline lets yajl end a number that ends the input, and leaves it no partial
       // token to hold, however much of the input was parsed before (with a path that iterates,
@@ -277,7 +252,7 @@ final class ConversionEngine {
     context.pointee.handler.lines.forget(before: keep, in: window.view)
     window.discard(before: keep)
     windowChanged()
-    newlineScan = max(newlineScan, keep)
+    cursor.discarded(before: keep)
   }
 
   /// The window has changed (bytes read or discarded, its buffer perhaps moved): the scanner's
@@ -312,23 +287,14 @@ final class ConversionEngine {
   /// at once unless they are the start of one, or at the end (`force`). Returns false while it
   /// cannot tell yet.
   private func resolveByteOrderMark(force: Bool) -> Bool {
-    guard checkingByteOrderMark else { return true }
-    let view = window.view
-    let mark: [UInt8] = [0xEF, 0xBB, 0xBF]
-    let available = min(view.end - parsePosition, 3)
-    if available < 3 && !force
-      && (0..<available).allSatisfy({ view[parsePosition + $0] == mark[$0] })
-    {
-      return false
-    }
-    checkingByteOrderMark = false
-    if view.hasByteOrderMark(at: parsePosition) {
-      parsePosition += 3
-      newlineScan = parsePosition
+    switch cursor.resolveByteOrderMark(in: window.view, force: force) {
+    case .undecided: return false
+    case .absent: return true
+    case .skipped:
       context.pointee.scanner.restart(at: parsePosition)
       context.pointee.handler.lines.startLine(at: parsePosition)
+      return true
     }
-    return true
   }
 
   /// Gives yajl every complete line (or, at the end, everything) not yet parsed.
@@ -354,8 +320,8 @@ final class ConversionEngine {
           // lexed a few times, not once per read.
           let held = max(0, parsePosition - context.pointee.scanner.previousEnd)
           guard window.end - parsePosition >= held else { return }
-          end = lastCharacterEnd()
-        } else if let lineEnd = lastLineEnd() {
+          end = cursor.lastCharacterEnd(in: window.view)
+        } else if let lineEnd = cursor.lastLineEnd(in: window.view) {
           end = lineEnd
         } else {
           return
@@ -372,28 +338,6 @@ final class ConversionEngine {
   /// must not be held whole (`--push` writes each envelope as one line).
   private var parsesAnywhere: Bool {
     !lineAtATime && context.pointee.handler.framer.iterates
-  }
-
-  /// The end of what has been read, less a character it ends inside (checked when it is whole).
-  private func lastCharacterEnd() -> StreamOffset {
-    let view = window.view
-    guard view.end > parsePosition else { return view.end }
-    let last = view.lastCharacter(before: view.end, notBefore: parsePosition)
-    let lead = view[last]
-    let length = lead < 0xC0 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
-    return view.end - last >= length ? view.end : last
-  }
-
-  /// One past the last newline after ``parsePosition`` (the first one, one line at a time).
-  private func lastLineEnd() -> StreamOffset? {
-    let view = window.view
-    if lineAtATime {
-      return view.firstNewline(from: parsePosition, to: view.end).map { $0 + 1 }
-    }
-    let from = max(parsePosition, newlineScan)
-    guard view.end > from else { return nil }
-    newlineScan = view.end
-    return view.lastNewline(from: from, to: view.end).map { $0 + 1 }
   }
 
   /// In recovery after a truncated record: parses the next line alone, once the first byte of
@@ -437,8 +381,7 @@ final class ConversionEngine {
     if let invalid { end = parsePosition + invalid }
     let length = end - parsePosition
     context.pointee.scanner.view = view
-    context.pointee.scanner.chunkStart = parsePosition
-    context.pointee.scanner.chunkEnd = end
+    context.pointee.scanner.chunk = parsePosition..<end
     let status = length > 0 ? parser.parse(chunk, count: length) : .ok
     if status == .ok, let invalid {
       let offset = parsePosition + invalid
@@ -448,7 +391,7 @@ final class ConversionEngine {
     }
     switch status {
     case .ok:
-      parsePosition = end
+      cursor.parsed(to: end)
     case .cancelled:
       switch context.pointee.scanner.interruption {
       case nil:
@@ -527,9 +470,41 @@ final class ConversionEngine {
     countsDocument: Bool = true, advice: ConversionDiagnostic.Advice? = nil
   ) {
     let view = window.view
-    let iterates = context.pointee.handler.framer.iterates
     // An open envelope is closed first, at the last complete element or before the open unit.
     let point = context.pointee.handler.abandonEnvelope()
+    let (start, startPosition) = rejectedTextStart(before: offset, abandoned: point)
+    var problemMessage = message
+    var problemOffset = offset
+    if let end = endOfInput, offset >= end {
+      problemMessage = truncation ?? Messages.truncatedDocument
+      problemOffset = end
+    }
+    var truncatedRecordEnd: StreamOffset? = nil
+    if !context.pointee.handler.framer.iterates,
+      let next = view.firstLine(startingWith: UInt8(ascii: "{"), from: start, to: offset)
+    {
+      // The document's line ended early and the next line starts another document: a
+      // truncated NDJSON record. Point at the end of its line, not where yajl noticed.
+      truncatedRecordEnd = next
+      problemOffset = view.lineEnd(beforeLineAt: next, notBefore: start)
+      problemMessage = Messages.truncatedRecord
+    }
+    var report = malformedReport(at: problemOffset, message: problemMessage, start: start)
+    if problemMessage == message { report.diagnostic.advice = advice }
+    replaceParser()
+    skipRejected(
+      RejectedText(
+        start: start, position: startPosition, report: report, errorOffset: offset,
+        truncatedRecordEnd: truncatedRecordEnd, countsDocument: countsDocument))
+  }
+
+  /// Where the text rejected for an error at `offset` starts, and its position when it is
+  /// known here: the envelope's unit or open document, or after the separators that follow the
+  /// last thing converted.
+  private func rejectedTextStart(before offset: StreamOffset, abandoned point: AbandonPoint?)
+    -> (StreamOffset, TextPosition?)
+  {
+    let view = window.view
     var start: StreamOffset
     if let point, point.startPosition != nil {
       start = point.start
@@ -551,32 +526,33 @@ final class ConversionEngine {
       startPosition = LineCounter.position(
         of: start, after: known.offset, at: known.position, in: view)
     }
-    var problemMessage = message
-    var problemOffset = offset
-    if let end = endOfInput, offset >= end {
-      problemMessage = truncation ?? Messages.truncatedDocument
-      problemOffset = end
-    }
-    var truncatedRecordEnd: StreamOffset? = nil
-    if !iterates,
-      let next = view.firstLine(startingWith: UInt8(ascii: "{"), from: start, to: offset)
-    {
-      // The document's line ended early and the next line starts another document: a
-      // truncated NDJSON record. Point at the end of its line, not where yajl noticed.
-      truncatedRecordEnd = next
-      problemOffset = view.lineEnd(beforeLineAt: next, notBefore: start)
-      problemMessage = Messages.truncatedRecord
-    }
-    var report = malformedReport(at: problemOffset, message: problemMessage, start: start)
-    if problemMessage == message { report.diagnostic.advice = advice }
+    return (start, startPosition)
+  }
+
+  /// A malformed value's text, reported: where it starts, where the error is, and where the
+  /// line of a truncated record ends (at the next line, which starts a document).
+  private struct RejectedText {
+    let start: StreamOffset
+    let position: TextPosition?
+    let report: MalformedReport
+    let errorOffset: StreamOffset
+    let truncatedRecordEnd: StreamOffset?
+    let countsDocument: Bool
+  }
+
+  /// Rejects `rejected` and goes on as the options say: stops after its text (no
+  /// `--keep-going`), skips to the end of the input (a path that iterates), recovers line by line
+  /// after a truncated record, or resumes at the next line that starts with `{`.
+  private func skipRejected(_ rejected: RejectedText) {
+    let view = window.view
+    let (start, position, report) = (rejected.start, rejected.position, rejected.report)
     var recoverUntil: StreamOffset? = nil
     if case .recovering(let until) = phase { recoverUntil = until }
-    replaceParser()
     guard options.continuesAfterBadDocument else {
       // The document's text goes with the rejects: a truncated record's line, or up to the end
       // of the error's line.
-      var end = min(offset, view.end)
-      if let next = truncatedRecordEnd {
+      var end = min(rejected.errorOffset, view.end)
+      if let next = rejected.truncatedRecordEnd {
         end = next
       } else if parsesAnywhere {
         // What was read is parsed whole lines or not, so the error's line may not all be read
@@ -587,30 +563,29 @@ final class ConversionEngine {
         end = view.end
       }
       beginSkipping(
-        from: start, startPosition: startPosition, report: report, countsDocument: countsDocument)
+        from: start, startPosition: position, report: report,
+        countsDocument: rejected.countsDocument)
       finishSkipping(at: end, reachedEnd: false)
       stop = .rejectedDocument
       return
     }
-    guard !iterates else {
+    if context.pointee.handler.framer.iterates {
       beginSkipping(
-        from: start, startPosition: startPosition, report: report, toEndOfInput: true,
-        countsDocument: countsDocument)
+        from: start, startPosition: position, report: report, toEndOfInput: true,
+        countsDocument: rejected.countsDocument)
       _ = continueSkipping(final: atEndOfInput)
-      return
-    }
-    if let next = truncatedRecordEnd {
+    } else if let next = rejected.truncatedRecordEnd {
       beginSkipping(
-        from: start, startPosition: startPosition, report: report,
-        recoverUntil: max(recoverUntil ?? .zero, offset + 1))
+        from: start, startPosition: position, report: report,
+        recoverUntil: max(recoverUntil ?? .zero, rejected.errorOffset + 1))
       finishSkipping(at: next, reachedEnd: false)
-      return
+    } else {
+      // Otherwise resume on the first line after the error's line that starts with `{`.
+      beginSkipping(
+        from: start, startPosition: position, report: report, recoverUntil: recoverUntil,
+        scanFrom: rejected.errorOffset)
+      _ = continueSkipping(final: atEndOfInput)
     }
-    // Otherwise resume on the first line after the error's line that starts with `{`.
-    beginSkipping(
-      from: start, startPosition: startPosition, report: report, recoverUntil: recoverUntil,
-      scanFrom: offset)
-    _ = continueSkipping(final: atEndOfInput)
   }
 
   /// With list framing, the input is not one array: the rest of it is not converted.
@@ -646,28 +621,14 @@ final class ConversionEngine {
   /// Looks on for the line to resume at. Returns true when the skip has ended.
   private func continueSkipping(final: Bool) -> Bool {
     guard case .skipping(var skip) = phase else { return true }
-    let view = window.view
-    if !skip.toEndOfInput {
-      var position = skip.scanFrom
-      skip.scanFrom = view.end
-      while let newline = view.firstNewline(from: position, to: view.end) {
-        let lineStart = newline + 1
-        guard lineStart < view.end else {
-          // Look at this newline again, to check the next line's first byte when it arrives.
-          skip.scanFrom = newline
-          break
-        }
-        if view[lineStart] == UInt8(ascii: "{") {
-          phase = .skipping(skip)
-          finishSkipping(at: lineStart, reachedEnd: false)
-          return true
-        }
-        position = lineStart
-      }
-    }
+    let resumeLine = skip.resumeLine(in: window.view)
     phase = .skipping(skip)
+    if let resumeLine {
+      finishSkipping(at: resumeLine, reachedEnd: false)
+      return true
+    }
     if final {
-      finishSkipping(at: view.end, reachedEnd: true)
+      finishSkipping(at: window.end, reachedEnd: true)
       return true
     }
     return false
@@ -677,19 +638,12 @@ final class ConversionEngine {
   /// byte before `end`; the trailing space waits, since a rejected text ends at its last byte.
   private func saveSkipped(_ skip: inout SkippedInput, upTo end: StreamOffset) {
     let view = window.view
-    var contentEnd = end
-    while contentEnd > skip.savedTo, JSONText.isWhitespace(view[contentEnd - 1]) {
-      contentEnd = contentEnd - 1
+    guard let piece = skip.unsavedPiece(upTo: end, in: view) else { return }
+    if piece.movesLastSaved {
+      skip.lastSaved = context.pointee.handler.lines.position(of: piece.last, in: view)
     }
-    guard contentEnd > skip.savedTo else { return }
-    // A piece may start inside a character the read split: only a piece where a character
-    // starts can move where the text ends.
-    let last = view.lastCharacter(before: contentEnd, notBefore: skip.savedTo)
-    if view[last] & 0xC0 != 0x80 || skip.lastSaved == nil {
-      skip.lastSaved = context.pointee.handler.lines.position(of: last, in: view)
-    }
-    context.pointee.handler.reject(view.bytes(from: skip.savedTo, to: contentEnd), ends: false)
-    skip.savedTo = contentEnd
+    context.pointee.handler.reject(view.bytes(from: skip.savedTo, to: piece.end), ends: false)
+    skip.savedTo = piece.end
   }
 
   /// Ends the skip at `end` (a line that starts with `{`, or the end of the input when
@@ -701,18 +655,10 @@ final class ConversionEngine {
     if skip.lastSaved != nil {
       context.pointee.handler.reject(UnsafeBufferPointer(start: nil, count: 0), ends: true)
     }
-    var suffix = ""
-    if skip.toEndOfInput {
-      if let last = skip.lastSaved {
-        suffix = Messages.restNotConverted(from: skip.startPosition, to: last)
-      }
-    } else if context.pointee.handler.reportsSkippedInput {
-      suffix = Messages.skipped(
-        from: skip.startPosition, to: reachedEnd ? nil : skip.lastSaved ?? skip.startPosition)
-    }
+    let suffix = skip.reportSuffix(
+      reachedEnd: reachedEnd, reportsSkippedInput: context.pointee.handler.reportsSkippedInput)
     context.pointee.handler.report(skip.report, suffix: suffix, countsDocument: skip.countsDocument)
-    parsePosition = end
-    newlineScan = end
+    cursor.resume(at: end)
     context.pointee.scanner.resetDocument()
     context.pointee.scanner.previousEnd = end
     context.pointee.scanner.tokenInputStart = end
@@ -789,10 +735,7 @@ final class ConversionEngine {
   private func startNextInput() {
     replaceParser()
     window.restart()
-    endOfInput = nil
-    parsePosition = .zero
-    newlineScan = .zero
-    checkingByteOrderMark = true
+    cursor.restart()
     phase = .scanning
     stop = nil
     context.pointee.scanner.restart()
@@ -824,14 +767,14 @@ final class ConversionEngine {
     if let listElementsBefore {
       context.pointee.handler.framer.setListElementsBefore(listElementsBefore)
     }
-    checkingByteOrderMark = atInputStart
+    cursor.checkingByteOrderMark = atInputStart
     context.pointee.handler.lines = LineCounter(first: first)
     batchStart = start
     if start == .afterList { context.pointee.handler.framer.startAfterList() }
     guard case .betweenElements(let place, let anyWritten) = start else { return }
     // yajl is put between the elements by text it parses without calling back; the framer is
     // put there directly.
-    checkingByteOrderMark = false
+    cursor.checkingByteOrderMark = false
     let priming = context.pointee.handler.framer.primingText(at: place)
     let status = parser.parseWithoutCallbacks(priming.bytes, callbacks: callbacks)
     precondition(status == .ok, "the priming text is JSON's start")
@@ -883,25 +826,6 @@ final class ConversionEngine {
     return end - batchOutputStart
   }
 
-  /// How a batch that is not its input's last ended (``finishBatch()``).
-  struct BatchEnd {
-    var outcome: InputOutcome
-    /// A value that continues into the next batch: its bytes, where they start, and where in
-    /// the input's structure.
-    var carry: (bytes: [UInt8], first: TextPosition, start: BatchStart)? = nil
-    /// The carry is an envelope whose documents are array elements: its batches cannot go on
-    /// in parallel from there.
-    var carriesEnvelope = false
-    /// Where the next batch starts, when the batch ended with nothing open (or between the
-    /// elements of an envelope that goes on); nil after a carry or a stop.
-    var next: BatchStart? = nil
-    /// Between elements: how many of the array's elements the batch read, and whether they
-    /// count from the batch's start (the envelope was open when it began) or from the
-    /// envelope's (it began in the batch).
-    var elementsRead = 0
-    var elementsCountFromBatchStart = false
-  }
-
   /// Ends a batch that is not the end of its input (it ends just before a line starting with
   /// `{`). A document still open continues past the batch: its bytes and where it starts are
   /// returned, to be converted again in front of the next batch; so does an envelope value
@@ -914,48 +838,15 @@ final class ConversionEngine {
   /// go on in parallel.
   func finishBatch() -> BatchEnd {
     defer { startNextInput() }
-    guard stop == nil else { return BatchEnd(outcome: outcome) }
-    // A first batch shorter than a byte-order mark is decided now: the next does not continue it.
-    _ = resolveByteOrderMark(force: true)
-    parseAvailable(final: false)
-    // Lines held back in recovery (waiting to see how the next line starts) are parsed now.
-    while stop == nil, case .recovering(let until) = phase, parsePosition < until,
-      parsePosition < window.end
-    {
-      _ = parseRecoveringLine(final: false, atBatchEnd: true)
-    }
-    if stop == nil, case .recovering = phase, parsePosition < window.end {
-      phase = .scanning
-      parseAvailable(final: false)
-    }
-    guard stop == nil else { return BatchEnd(outcome: outcome) }
-    // A recovery that parsed to the batch's end is over: the next batch starts afresh, so what
-    // follows the last token here (a form feed) must be looked at now, as in scanning.
-    if case .recovering = phase, parsePosition >= window.end { phase = .scanning }
-    if case .scanning = phase, openValueStart == nil {
-      _ = reportedSpaceYajlTakes(before: window.end)
-      guard stop == nil else { return BatchEnd(outcome: outcome) }
-    }
+    guard stop == nil, parseToBatchEnd() else { return BatchEnd(outcome: outcome) }
     // A skip ends here, where the next batch's `{` line begins.
     if case .skipping = phase { finishSkipping(at: window.end, reachedEnd: false) }
-    let view = window.view
-    if stop == nil, case .scanning = phase, context.pointee.scanner.openDocumentStart == nil {
-      if !context.pointee.handler.framer.envelopeOpen {
-        let listClosed = context.pointee.handler.framer.listHasClosed
-        return BatchEnd(outcome: outcome, next: listClosed ? .afterList : .topLevel)
-      }
-      if let anyWritten = context.pointee.handler.framer.betweenElementsWritten {
-        // Everything written is final: the next batch goes on from here.
-        context.pointee.handler.results.undeliverableFrom = nil
-        // (The batch holds the token before its end: the `[` at least.)
-        let place = ElementsPlace(
-          after: view.lastNonSpaceByte(before: view.end) ?? UInt8(ascii: "["))
-        return BatchEnd(
-          outcome: outcome, next: .betweenElements(place, anyWritten: anyWritten),
-          elementsRead: context.pointee.handler.framer.elementsRead,
-          elementsCountFromBatchStart: context.pointee.handler.framer.primedEnvelopeOpen)
-      }
+    if stop == nil, case .scanning = phase, context.pointee.scanner.openDocumentStart == nil,
+      let next = nextBatchStart()
+    {
+      return next
     }
+    let view = window.view
     if let open = context.pointee.handler.framer.takeBackOpenValue(
       results: &context.pointee.handler.results)
     {
@@ -974,6 +865,52 @@ final class ConversionEngine {
         Array(view.bytes(from: start, to: view.end)),
         context.pointee.handler.lines.position(of: start, in: view), .topLevel
       ))
+  }
+
+  /// Parses everything the batch holds, the lines recovery held back (waiting to see how the
+  /// next line starts) included, and looks at what follows its last token. Returns false when a
+  /// document stopped the input.
+  private func parseToBatchEnd() -> Bool {
+    // A first batch shorter than a byte-order mark is decided now: the next does not continue it.
+    _ = resolveByteOrderMark(force: true)
+    parseAvailable(final: false)
+    while stop == nil, case .recovering(let until) = phase, parsePosition < until,
+      parsePosition < window.end
+    {
+      _ = parseRecoveringLine(final: false, atBatchEnd: true)
+    }
+    if stop == nil, case .recovering = phase, parsePosition < window.end {
+      phase = .scanning
+      parseAvailable(final: false)
+    }
+    guard stop == nil else { return false }
+    // A recovery that parsed to the batch's end is over: the next batch starts afresh, so what
+    // follows the last token here (a form feed) must be looked at now, as in scanning.
+    if case .recovering = phase, parsePosition >= window.end { phase = .scanning }
+    if case .scanning = phase, openValueStart == nil {
+      _ = reportedSpaceYajlTakes(before: window.end)
+      return stop == nil
+    }
+    return true
+  }
+
+  /// With no document open at the batch's end: where the next batch starts, when nothing is
+  /// carried (no envelope open, or between the elements of an envelope that goes on).
+  private func nextBatchStart() -> BatchEnd? {
+    if !context.pointee.handler.framer.envelopeOpen {
+      let listClosed = context.pointee.handler.framer.listHasClosed
+      return BatchEnd(outcome: outcome, next: listClosed ? .afterList : .topLevel)
+    }
+    guard let anyWritten = context.pointee.handler.framer.betweenElementsWritten else { return nil }
+    // Everything written is final: the next batch goes on from here.
+    context.pointee.handler.results.undeliverableFrom = nil
+    // (The batch holds the token before its end: the `[` at least.)
+    let place = ElementsPlace(
+      after: window.view.lastNonSpaceByte(before: window.end) ?? UInt8(ascii: "["))
+    return BatchEnd(
+      outcome: outcome, next: .betweenElements(place, anyWritten: anyWritten),
+      elementsRead: context.pointee.handler.framer.elementsRead,
+      elementsCountFromBatchStart: context.pointee.handler.framer.primedEnvelopeOpen)
   }
 
   // MARK: Results

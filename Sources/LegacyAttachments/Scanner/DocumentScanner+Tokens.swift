@@ -91,17 +91,17 @@ extension DocumentScanner {
     let frame = frames.base + (frames.count &- 1)
     frame.pointee.count &+= 1
     frame.pointee.key = token
-    var pending = memberRules[frame.pointee.role, KeyWord.identify(key, count: count)]
-    if upgradeInto != nil && frame.pointee.role == .document && pending == .other
+    var pending = settings.memberRules[frame.pointee.role, KeyWord.identify(key, count: count)]
+    if settings.upgradeInto != nil && frame.pointee.role == .document && pending == .other
       && isUpgradeInto(key, count: count)
     {
       pending = .into
     }
     if pending.isActedOnByKey {
       if pending == .entry {
-        entryKeyOffset = tokenInputStart
+        keyOffsets.entry = tokenInputStart
       } else if pending == .attachments {
-        attachmentsKeyOffset = tokenInputStart
+        keyOffsets.attachments = tokenInputStart
       } else {
         frame.pointee.pendingKey = .other
         return memberOfRun(key, count: count, token: token)
@@ -114,7 +114,7 @@ extension DocumentScanner {
   /// Whether a key (decoded) is `--into`'s property.
   @inline(never)
   func isUpgradeInto(_ key: UnsafePointer<UInt8>, count: Int) -> Bool {
-    guard let into = upgradeInto, into.count == count else { return false }
+    guard let into = settings.upgradeInto, into.count == count else { return false }
     return into.withUnsafeBufferPointer { count == 0 || memcmp($0.baseAddress!, key, count) == 0 }
   }
 
@@ -269,7 +269,7 @@ extension DocumentScanner {
     case .data:
       parent.pointee.members.data = value
       parent.pointee.members.dataKind = kind
-      if movesBlobData && parent.pointee.role == .candidate { exclusions.push(member) }
+      if settings.movesBlobData && parent.pointee.role == .candidate { exclusions.push(member) }
     case .encoding:
       parent.pointee.members.encoding = value
     case .follows:
@@ -303,17 +303,17 @@ extension DocumentScanner {
         document.attachments.member = member
         document.attachments.value = value
         document.attachments.kind = kind
-        document.attachments.keyOffset = attachmentsKeyOffset
+        document.attachments.keyOffset = keyOffsets.attachments
       } else if document.attachments.count == 2 {
         document.problems.append(
           Problem(
-            kind: .duplicateAttachments, severity: .error, offset: attachmentsKeyOffset,
+            kind: .duplicateAttachments, severity: .error, offset: keyOffsets.attachments,
             message: Messages.duplicateAttachments, pointer: "/_attachments"))
       }
     case .entry:
       document.entries.push(
         LegacyEntry(
-          member: member, key: parent.pointee.key, keyOffset: entryKeyOffset, value: value,
+          member: member, key: parent.pointee.key, keyOffset: keyOffsets.entry, value: value,
           kind: kind, members: child?.pointee.members ?? AttachmentMembers()))
     }
   }
@@ -321,7 +321,80 @@ extension DocumentScanner {
   func notAnObjectProblem(_ kind: ValueKind) -> Problem {
     Problem(
       kind: .notAnObject, severity: .error, offset: document.start,
-      message: Messages.notAnObject(kind, suggestListFormat: suggestsListFormat), pointer: "",
-      advice: kind == .array && suggestsListFormat ? .listFraming : nil)
+      message: Messages.notAnObject(kind, suggestListFormat: settings.suggestsListFormat),
+      pointer: "",
+      advice: kind == .array && settings.suggestsListFormat ? .listFraming : nil)
+  }
+}
+
+extension DocumentScanner {
+  /// A blob reference has closed: keep it, with the members its entry leaves out and the names
+  /// asked for, and drop any reference found inside it before it was known to be a blob.
+  @inline(never)
+  mutating func recordBlob(_ frame: UnsafeMutablePointer<Frame>) {
+    if document.blobs.count > frame.pointee.blobsStart {
+      let first = document.blobs[frame.pointee.blobsStart]
+      document.blobExclusions.truncate(to: first.exclusions.start)
+      document.names.count = first.name.start
+      document.blobs.truncate(to: frame.pointee.blobsStart)
+    }
+    let excludedStart = document.blobExclusions.count
+    for index in frame.pointee.exclusionsStart..<exclusions.count {
+      document.blobExclusions.push(exclusions[index])
+    }
+    exclusions.truncate(to: frame.pointee.exclusionsStart)
+    let noName = Span(start: document.names.count, end: document.names.count)
+    var reference = BlobReference(
+      span: Span(start: frame.pointee.start, end: tokenEnd), inputStart: frame.pointee.inputStart,
+      exclusions: Span(start: excludedStart, end: document.blobExclusions.count),
+      members: frame.pointee.members, name: noName, pointer: .none, nameIsPlain: false)
+    if let naming = settings.nameRequest.naming {
+      let nameStart = document.names.count
+      document.names.append(naming.prefix)
+      let path = appendPath(style: naming.style)
+      reference.name = Span(start: nameStart, end: path.span.end)
+      reference.nameIsPlain = path.isPlain
+      if settings.nameRequest.pointers {
+        reference.pointer = naming.style == .pointer ? path.span : appendPath(style: .pointer).span
+      }
+    }
+    document.blobs.push(reference)
+  }
+
+  /// Appends the path of the open containers (their current keys and indexes) to the document's
+  /// names in `style`, and returns where it is and whether it is plain: whether it needs no
+  /// escape as a JSON string (so that it can be written between quotes as it is).
+  mutating func appendPath(style: PathStyle) -> (span: Span, isPlain: Bool) {
+    let start = document.names.count
+    var isPlain = true
+    let base = documentText
+    for depth in 0..<frames.count {
+      // Through the pointer: a copy of the whole frame per step costs more than the step.
+      let frame = frames.base + depth
+      if frame.pointee.isArray {
+        style.appendIndexStep(frame.pointee.count - 1, to: &document.names)
+        continue
+      }
+      let key = frame.pointee.key
+      let content = base + key.start + 1
+      let length = key.count - 2
+      if style.plainPrefixLength(content, count: length) == length {
+        // The raw key text is the decoded key, has nothing to escape in the step, and (being
+        // strictly valid UTF-8 with no backslash, quote or control character) none as a string.
+        document.names.append(style.keySeparator)
+        document.names.append(content, count: length)
+        continue
+      }
+      isPlain = false
+      let token = UnsafeBufferPointer(start: base + key.start, count: key.count)
+      if let unescaped = JSONText.unescapedContent(token) {
+        style.appendKeyStep(unescaped, to: &document.names)
+      } else {
+        scratch.count = 0
+        JSONText.decodeString(token, into: &scratch)
+        style.appendKeyStep(scratch.bytes, to: &document.names)
+      }
+    }
+    return (Span(start: start, end: document.names.count), isPlain)
   }
 }

@@ -46,16 +46,8 @@ struct NameRequest: BitwiseCopyable {
   }
 }
 
-/// The per-token stage: follows yajl's tokens through a stream of documents and produces the
-/// facts of each (``ScannedDocument``).
-///
-/// It owns the parse position, the open containers and the document's compact text. It reads the
-/// input only through the ``InputView`` of the piece being parsed (``view``), by stream offset;
-/// it knows nothing of lines, modes, envelopes or output: tokens outside the documents go to the
-/// framer (``TokenOutcome/envelope``), which says where documents start. yajl's callbacks (``ScanCallbacks``) call it through
-/// a context pointer, so it lives at a fixed address and allocates nothing per token once its
-/// buffers have grown to fit.
-struct DocumentScanner: ~Copyable {
+/// What the options ask of the scanner, decided once for a run.
+struct ScanSettings: ~Copyable {
   /// Whether a top-level array gets the hint to use `--format list` (`lines`, path `.`).
   let suggestsListFormat: Bool
   let nameRequest: NameRequest
@@ -67,14 +59,35 @@ struct DocumentScanner: ~Copyable {
   /// the entry writes it last.
   let movesBlobData: Bool
 
+  init(options: ConversionOptions) {
+    suggestsListFormat = options.framing == .lines && options.documents.steps.isEmpty
+    nameRequest = NameRequest(options: options)
+    memberRules = MemberRules(options: options)
+    upgradeInto = options.mode == .upgrade ? Array(options.upgradeInto.utf8) : nil
+    movesBlobData = options.mode == .push && options.blobs != nil
+  }
+}
+
+/// The per-token stage: follows yajl's tokens through a stream of documents and produces the
+/// facts of each (``ScannedDocument``).
+///
+/// It owns the parse position, the open containers and the document's compact text. It reads the
+/// input only through the ``InputView`` of the piece being parsed (``view``), by stream offset;
+/// it knows nothing of lines, modes, envelopes or output: tokens outside the documents go to the
+/// framer (``TokenOutcome/envelope``), which says where documents start. yajl's callbacks (``ScanCallbacks``) call it through
+/// a context pointer, so it lives at a fixed address and allocates nothing per token once its
+/// buffers have grown to fit.
+struct DocumentScanner: ~Copyable {
+  /// What the options ask of the scan (fixed for a run).
+  let settings: ScanSettings
+
   // MARK: Parser position (set by the driver before each piece is parsed)
 
   var handle: yajl_handle? = nil
   /// The input bytes of the piece being parsed (and all before it still held).
   var view: InputView
   /// The piece being parsed.
-  var chunkStart = StreamOffset.zero
-  var chunkEnd = StreamOffset.zero
+  var chunk = StreamOffset.zero..<StreamOffset.zero
   /// End of the last token seen.
   var previousEnd = StreamOffset.zero
 
@@ -101,8 +114,7 @@ struct DocumentScanner: ~Copyable {
   var text: ByteBuffer
   /// Where the current `_attachments` key starts in the input, and the current key of one of its
   /// entries.
-  var attachmentsKeyOffset = StreamOffset.zero
-  var entryKeyOffset = StreamOffset.zero
+  var keyOffsets = (attachments: StreamOffset.zero, entry: StreamOffset.zero)
   /// The facts of the document, complete when ``TokenOutcome/documentEnded`` is returned.
   var document = ScannedDocument()
   var scratch = ByteBuffer(capacity: 256)
@@ -119,11 +131,7 @@ struct DocumentScanner: ~Copyable {
   var interruption: ScanInterruption? = nil
 
   init(options: ConversionOptions, view: InputView, textCapacity: Int) {
-    suggestsListFormat = options.framing == .lines && options.documents.steps.isEmpty
-    nameRequest = NameRequest(options: options)
-    memberRules = MemberRules(options: options)
-    upgradeInto = options.mode == .upgrade ? Array(options.upgradeInto.utf8) : nil
-    movesBlobData = options.mode == .push && options.blobs != nil
+    settings = ScanSettings(options: options)
     self.view = view
     text = ByteBuffer(capacity: textCapacity)
   }
@@ -184,12 +192,135 @@ struct DocumentScanner: ~Copyable {
     resetDocument()
     frames.removeAll()
     previousEnd = offset
-    chunkStart = offset
-    chunkEnd = offset
+    chunk = offset..<offset
     tokenInputStart = offset
     interruption = nil
   }
 
   /// The parser was replaced after an error: no container is open any more.
   mutating func parserReplaced() { frames.removeAll() }
+}
+
+private let comma = UInt8(ascii: ",")
+private let colon = UInt8(ascii: ":")
+
+extension DocumentScanner {
+  /// Finds the token yajl just reported: sets ``tokenStart``/``tokenEnd`` in compact-text
+  /// coordinates and, when copying, appends it (with its separator) to ``text``. Starts a
+  /// document when the token is a document's first. Returns the token's span (the same two
+  /// offsets, handed over in registers: reading back the two fields just stored as one 16-byte
+  /// value stalls store forwarding), or nil when the parse must stop.
+  ///
+  /// The inline part handles the common case, a token inside a compact document; everything
+  /// else (whitespace, copying, document boundaries) is out of line.
+  @inline(__always)
+  mutating func locateToken() -> Span? {
+    locateToken(end: chunk.lowerBound + yajl_get_bytes_consumed(handle))
+  }
+
+  /// ``locateToken()`` for a token whose text yajl hands over: a string or a key (`quoted`, the
+  /// text decoded) or a number (the text as written). When that text is the input itself (no
+  /// escapes, and the token not split between pieces), the token's end follows from where it
+  /// lies, without asking yajl.
+  @inline(__always)
+  mutating func locateToken(text: UnsafePointer<UInt8>?, count: Int, quoted: Bool) -> Span? {
+    if let text {
+      let offset = view.offset(of: text)
+      if chunk.contains(offset) {
+        return locateToken(end: offset + count + (quoted ? 1 : 0))
+      }
+    }
+    return locateToken()
+  }
+
+  /// ``locateToken()`` for a token ending at `end`.
+  @inline(__always)
+  mutating func locateToken(end: StreamOffset) -> Span? {
+    if fastPath {
+      var position = previousEnd
+      var byte = view[position]
+      if byte == comma || byte == colon {
+        position += 1
+        byte = view[position]
+      }
+      if byte > 0x20 {
+        let token = Span(start: position - document.start, end: end - document.start)
+        tokenInputStart = position
+        tokenStart = token.start
+        tokenEnd = token.end
+        previousEnd = end
+        return token
+      }
+    }
+    return locateSlowly(end: end) ? Span(start: tokenStart, end: tokenEnd) : nil
+  }
+
+  /// The out-of-line part of ``locateToken(end:)``.
+  @inline(never)
+  mutating func locateSlowly(end: StreamOffset) -> Bool {
+    if frames.count == 0 { return locateOutsideDocument(end: end) }
+    var position = previousEnd
+    guard skipWhitespace(&position) else { return false }
+    var separator: UInt8 = 0
+    if view[position] == comma || view[position] == colon {
+      separator = view[position]
+      position += 1
+      guard skipWhitespace(&position) else { return false }
+    }
+    if !copying {
+      // Whitespace inside the document: from here on its compact text is copied.
+      text.count = 0
+      text.append(view.pointer(at: document.start), count: previousEnd - document.start)
+      copying = true
+      fastPath = false
+      document.textIsInput = false
+    }
+    if separator != 0 { text.append(separator) }
+    tokenInputStart = position
+    tokenStart = text.count
+    text.append(view.pointer(at: position), count: end - position)
+    tokenEnd = text.count
+    previousEnd = end
+    return true
+  }
+
+  /// Skips JSON whitespace. yajl also takes form feed and vertical tab as whitespace; JSON does
+  /// not, so they stop the parse as malformed input.
+  mutating func skipWhitespace(_ position: inout StreamOffset) -> Bool {
+    while true {
+      switch view[position] {
+      case 0x20, 0x0A, 0x0D, 0x09: position += 1
+      case 0x0C:
+        interruption = .lexical(offset: position, message: Messages.formFeed)
+        return false
+      case 0x0B:
+        interruption = .lexical(offset: position, message: Messages.verticalTab)
+        return false
+      default: return true
+      }
+    }
+  }
+
+  /// Locates a token outside the documents, for the framer (``envelopeToken``): its separator
+  /// and where it is. If the framer says a document starts with it, ``apply(_:)`` begins one.
+  @inline(never)
+  mutating func locateOutsideDocument(end: StreamOffset) -> Bool {
+    var position = previousEnd
+    guard skipWhitespace(&position) else { return false }
+    var separator: UInt8 = 0
+    if view[position] == comma || view[position] == colon {
+      separator = view[position]
+      position += 1
+      guard skipWhitespace(&position) else { return false }
+    }
+    previousEnd = end
+    tokenInputStart = position
+    tokenStart = 0
+    tokenEnd = 0
+    envelopeToken.separator = separator
+    envelopeToken.endsRun = false
+    envelopeToken.start = position
+    envelopeToken.end = end
+    return true
+  }
 }
