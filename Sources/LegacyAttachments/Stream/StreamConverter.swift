@@ -144,7 +144,9 @@ public final class StreamConverter {
       }
       if let queue = workQueue, queue.hasWorkers {
         do {
-          let outcome = try convertInParallel(descriptor, name: name, queue: queue)
+          let outcome = try ParallelRun(
+            converter: self, descriptor: descriptor, name: name, queue: queue
+          ).run()
           if outcome != .completed { dropWorkQueue() }
           return outcome
         } catch {
