@@ -93,12 +93,7 @@ struct DocumentHandler: ~Copyable {
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, view: InputView
   ) -> Bool {
     if document.isEnvelopeValue {
-      lines.advance(to: document.start, in: view)
-      if document.textIsInput { lines.skipNewlineFree(to: document.end) }
-      framer.copiedValueEnded(text, at: document.end, results: &results)
-      if framer.hasRejectedUnitEnded, let rejected = framer.takeRejectedUnit() {
-        finishRejected(rejected, view: view)
-      }
+      envelopeValueEnded(document, text: text, view: view)
       return true
     }
     results.statistics.documents += 1
@@ -118,57 +113,91 @@ struct DocumentHandler: ~Copyable {
     }
     let error = problems.first { $0.severity == .error }
     if options.mode == .check {
-      let rowsBefore = results.statistics.rows
-      let path: UnsafeBufferPointer<UInt8>? =
-        workspace.hasDocumentPath ? workspace.documentPath.bytes : nil
-      for problem in problems {
-        CheckWriter.appendFinding(
-          id: document.identifier, text: text, line: line, problem: problem.kind.rawValue,
-          pointer: problem.pointer, detail: problem.message, path: path, to: &results.output,
-          statistics: &results.statistics)
-      }
-      if document.isObject {
-        _ = writer.write(
-          document, text: text, line: line, to: &results.output, statistics: &results.statistics,
-          workspace: &workspace, problems: &writeProblems)
-      }
-      if results.statistics.rows > rowsBefore { results.statistics.errors += 1 }
-      if error != nil && keepsRejects {
-        results.addReject(view.bytes(from: document.start, to: document.end), ends: true)
-      }
+      checkDocument(document, text: text, line: line, rejected: error != nil, view: view)
     } else if let error {
       return rejectDocument(document, error, text: text, view: view)
-    } else {
-      let mark = writesCanFail ? framer.documentMark(results) : nil
-      for problem in problems { reportWarning(problem, of: document, text: text, view: view) }
-      framer.beginDocumentOutput(results: &results)
-      if !writeProblems.isEmpty { writeProblems.removeAll(keepingCapacity: true) }
-      if !workspace.bodies.stored.isEmpty {
-        workspace.bodies.stored.removeAll(keepingCapacity: true)
-      }
-      let failure = writer.write(
-        document, text: text, line: line, to: &results.output, statistics: &results.statistics,
-        workspace: &workspace, problems: &writeProblems)
-      if let mark, let error = writeProblems.first(where: { $0.severity == .error }) {
-        // A body could not be carried: what was written of the document is taken back, and it
-        // is rejected like any other.
-        framer.rollbackDocument(to: mark, results: &results)
-        // Bodies it stored before the one that failed: a rejected document leaves nothing in
-        // the store (they were not there before it; a file that was is never among them).
-        if let store { store.remove(workspace.bodies.stored) }
-        fatalFailure = failure
-        let goesOn = rejectDocument(document, error, text: text, view: view)
-        return goesOn && failure == nil
-      }
-      framer.endDocumentOutput(results: &results)
-      for problem in writeProblems {
-        reportWarning(problem, of: document, text: text, view: view)
-      }
+    } else if let goesOn = writeDocument(document, text: text, line: line, view: view) {
+      return goesOn
     }
     workspace.hasDocumentPath = false
     framer.valueEnded(at: document.end, results: &results)
     if let drain, results.deliverableCount >= 1 << 20 { return drain(&results) }
     return true
+  }
+
+  /// A value the scanner read through for the envelope (a container off the path, a run of
+  /// members) has ended: it is copied, and a unit rejected around it may end with it.
+  private mutating func envelopeValueEnded(
+    _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, view: InputView
+  ) {
+    lines.advance(to: document.start, in: view)
+    if document.textIsInput { lines.skipNewlineFree(to: document.end) }
+    framer.copiedValueEnded(text, at: document.end, results: &results)
+    if framer.hasRejectedUnitEnded, let rejected = framer.takeRejectedUnit() {
+      finishRejected(rejected, view: view)
+    }
+  }
+
+  /// `--check`: a row for each problem found (and those the writer finds), the document's text
+  /// to the rejects when one is an error.
+  private mutating func checkDocument(
+    _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
+    rejected: Bool, view: InputView
+  ) {
+    let rowsBefore = results.statistics.rows
+    let path: UnsafeBufferPointer<UInt8>? =
+      workspace.hasDocumentPath ? workspace.documentPath.bytes : nil
+    for problem in problems {
+      CheckWriter.appendFinding(
+        id: document.identifier, text: text, line: line, problem: problem.kind.rawValue,
+        pointer: problem.pointer, detail: problem.message, path: path, to: &results.output,
+        statistics: &results.statistics)
+    }
+    if document.isObject {
+      _ = writer.write(
+        document, text: text, line: line, to: &results.output, statistics: &results.statistics,
+        workspace: &workspace, problems: &writeProblems)
+    }
+    if results.statistics.rows > rowsBefore { results.statistics.errors += 1 }
+    if rejected && keepsRejects {
+      results.addReject(view.bytes(from: document.start, to: document.end), ends: true)
+    }
+  }
+
+  /// Writes an accepted document with its warnings. When a body could not be carried, what was
+  /// written of it is taken back and it is rejected: returns whether the run goes on then, nil
+  /// when it was written.
+  @inline(__always)
+  private mutating func writeDocument(
+    _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
+    view: InputView
+  ) -> Bool? {
+    let mark = writesCanFail ? framer.documentMark(results) : nil
+    for problem in problems { reportWarning(problem, of: document, text: text, view: view) }
+    framer.beginDocumentOutput(results: &results)
+    if !writeProblems.isEmpty { writeProblems.removeAll(keepingCapacity: true) }
+    if !workspace.bodies.stored.isEmpty {
+      workspace.bodies.stored.removeAll(keepingCapacity: true)
+    }
+    let failure = writer.write(
+      document, text: text, line: line, to: &results.output, statistics: &results.statistics,
+      workspace: &workspace, problems: &writeProblems)
+    if let mark, let error = writeProblems.first(where: { $0.severity == .error }) {
+      // A body could not be carried: what was written of the document is taken back, and it
+      // is rejected like any other.
+      framer.rollbackDocument(to: mark, results: &results)
+      // Bodies it stored before the one that failed: a rejected document leaves nothing in
+      // the store (they were not there before it; a file that was is never among them).
+      if let store { store.remove(workspace.bodies.stored) }
+      fatalFailure = failure
+      let goesOn = rejectDocument(document, error, text: text, view: view)
+      return goesOn && failure == nil
+    }
+    framer.endDocumentOutput(results: &results)
+    for problem in writeProblems {
+      reportWarning(problem, of: document, text: text, view: view)
+    }
+    return nil
   }
 
   /// Reports a warning of an accepted document, and counts it.

@@ -289,16 +289,7 @@ struct Framer: ~Copyable {
     }
     let step = place.step
     if step == path.count {
-      if scalar == .null && path.isDeep {
-        // No document here (a deleted document's `"doc":null`).
-        writeValueStart(token, separator: place.separator, view: view, results: &results)
-        valueEnded(at: token.end, results: &results)
-        return .envelope
-      }
-      documentsInInput += 1
-      documentIsElement = takeBack.units.isEmpty || place.parentIterated
-      writer.pendingSeparator = writer.separatorText(place.separator, inList: inList)
-      return .document
+      return documentStarts(token, at: place, scalar: scalar, view: view, results: &results)
     }
     let onPath = step >= 0 && path.isElements(step) == isArray
     // An element of an iterated array that holds a document without being one is a unit; so
@@ -334,6 +325,23 @@ struct Framer: ~Copyable {
         InnerBoundary(frameIndex: frames.count - 1, mark: mark(results), input: token.end))
     }
     return .envelope
+  }
+
+  /// A value starts where the path names documents: a document, or none (`null` in a deep
+  /// path: a deleted document's `"doc":null`).
+  private mutating func documentStarts(
+    _ token: EnvelopeToken, at place: ValuePlace, scalar: ValueKind?, view: InputView,
+    results: inout Results
+  ) -> EnvelopeVerdict {
+    if scalar == .null && path.isDeep {
+      writeValueStart(token, separator: place.separator, view: view, results: &results)
+      valueEnded(at: token.end, results: &results)
+      return .envelope
+    }
+    documentsInInput += 1
+    documentIsElement = takeBack.units.isEmpty || place.parentIterated
+    writer.pendingSeparator = writer.separatorText(place.separator, inList: inList)
+    return .document
   }
 
   /// List framing: the input's array starts (anything else breaks the framing).

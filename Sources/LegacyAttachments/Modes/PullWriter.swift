@@ -311,31 +311,13 @@ struct PullWriter: DocumentWriter {
   ) -> UpdateOutcome {
     let name = JSONText.decodeString(
       UnsafeBufferPointer(rebasing: text[entry.key.start..<entry.key.end]))
-    let quoted = ConversionDiagnostic.quoted(String(decoding: name, as: UTF8.self))
     let numbered = Self.isNumberedBlobName(name)
     // Couchbase Lite 2.0's numbered names go whatever their digest; other entries need one.
     if numbered && !entry.members.data.isPresent { return .removed }
     guard entry.members.digestIsString else {
-      // Couchbase Lite copies a digest of any type into the blob the name gives, and drops
-      // its length and content_type: the blob could no longer be read. It is not updated.
-      if entry.members.digest.isPresent, !numbered, Self.blobNamed(name, &matcher) != nil,
-        let place = NamedPlace(name: name)
-      {
-        problems.append(
-          Problem(
-            kind: .blobNotUpdated, severity: strict ? .error : .warning,
-            offset: entry.keyOffset,
-            message: Messages.blobNotUpdatedDigestNotString(
-              name: quoted, pointer: place.pointer,
-              kind: ValueKind(firstByte: text[entry.members.digest.start]).article),
-            pointer: ""))
-      } else if name.withUnsafeBufferPointer({ AttachmentNaming.isSynthesized($0) }) {
-        problems.append(
-          Problem(
-            kind: .entryKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
-            message: Messages.entryKept(name: String(decoding: name, as: UTF8.self), .noDigest),
-            pointer: ""))
-      }
+      reportDigestNotString(
+        of: entry, named: name, numbered: numbered, matcher: &matcher, text: text,
+        problems: &problems)
       return .kept
     }
     let digest = JSONText.decodeString(
@@ -356,6 +338,47 @@ struct PullWriter: DocumentWriter {
       && Self.blobNamed(name, &matcher).map {
         !document.blobs.elements[$0].members.digestIsString
       } == true
+    return outcomeByDigest(
+      of: entry, named: name, namesDigestlessBlob: namesDigestlessBlob, in: document,
+      matcher: &matcher, text: text, problems: &problems, workspace: &workspace)
+  }
+
+  /// An entry whose digest is not a string: Couchbase Lite copies a digest of any type into
+  /// the blob its name gives and drops its length and content_type, so that the blob could no
+  /// longer be read. It is not updated, and that is said.
+  private func reportDigestNotString(
+    of entry: LegacyEntry, named name: [UInt8], numbered: Bool, matcher: inout DigestMatcher,
+    text: UnsafeBufferPointer<UInt8>, problems: inout [Problem]
+  ) {
+    let quoted = ConversionDiagnostic.quoted(String(decoding: name, as: UTF8.self))
+    if entry.members.digest.isPresent, !numbered, Self.blobNamed(name, &matcher) != nil,
+      let place = NamedPlace(name: name)
+    {
+      problems.append(
+        Problem(
+          kind: .blobNotUpdated, severity: strict ? .error : .warning,
+          offset: entry.keyOffset,
+          message: Messages.blobNotUpdatedDigestNotString(
+            name: quoted, pointer: place.pointer,
+            kind: ValueKind(firstByte: text[entry.members.digest.start]).article),
+          pointer: ""))
+    } else if name.withUnsafeBufferPointer({ AttachmentNaming.isSynthesized($0) }) {
+      problems.append(
+        Problem(
+          kind: .entryKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
+          message: Messages.entryKept(name: String(decoding: name, as: UTF8.self), .noDigest),
+          pointer: ""))
+    }
+  }
+
+  /// An entry whose name gives no blob with a digest: matched by its digest, as pull does; if
+  /// it names a blob without a digest and stays, that is said.
+  private func outcomeByDigest(
+    of entry: LegacyEntry, named name: [UInt8], namesDigestlessBlob: Bool,
+    in document: borrowing ScannedDocument, matcher: inout DigestMatcher,
+    text: UnsafeBufferPointer<UInt8>, problems: inout [Problem], workspace: inout WriterWorkspace
+  ) -> UpdateOutcome {
+    let quoted = ConversionDiagnostic.quoted(String(decoding: name, as: UTF8.self))
     func notUpdated() {
       guard namesDigestlessBlob else { return }
       problems.append(
@@ -363,7 +386,6 @@ struct PullWriter: DocumentWriter {
           kind: .blobNotUpdated, severity: strict ? .error : .warning, offset: entry.keyOffset,
           message: Messages.blobWithoutDigestNotUpdated(name: quoted), pointer: ""))
     }
-    // A name that gives no blob: matched by digest, as pull does.
     switch fate(of: entry, in: document, &matcher, text: text) {
     case .removed:
       return .removed
@@ -424,53 +446,68 @@ struct PullWriter: DocumentWriter {
       return .kept
     }
     let blob = blobs[index]
-    if entry.members.data.isPresent {
-      guard entry.members.dataKind == .string else {
-        // Rejected already when it also matched a blob by digest; otherwise here.
-        if !problems.contains(where: { $0.kind == .invalidData && $0.offset == entry.keyOffset }
-        ) {
-          problems.append(
-            Problem(
-              kind: .invalidData, severity: .error, offset: entry.keyOffset,
-              message: Messages.entryDataNotString(
-                name: String(decoding: name, as: UTF8.self), kind: entry.members.dataKind),
-              pointer: ""))
-        }
-        return .stop(nil)
-      }
-      func dataKept() -> Problem {
-        Problem(
-          kind: .dataKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
-          message: Messages.entryDataKept(name: String(decoding: name, as: UTF8.self)),
-          pointer: "")
-      }
-      if carrier != nil {
-        // Bytes under a digest that names no hash cannot be checked: they stay.
-        guard stringDigest(entry.members, text: text) != nil else {
-          problems.append(dataKept())
-          return .kept
-        }
-        let (removes, failure) = storeBytes(
-          of: entry, document, text: text, problems: &problems,
-          workspace: &workspace.bodies)
-        if let failure { return .stop(failure) }
-        guard problems.allSatisfy({ $0.severity != .error }) else { return .stop(nil) }
-        if !removes { return .kept }
-      } else if !(blob.members.data.isPresent && blob.members.dataKind == .string
-        && blob.members.digestIsString
-        && JSONText.decodedEqual(blob.members.data, entry.members.data, in: text)
-        && (mirrorsByPlace
-          || JSONText.decodedEqual(blob.members.digest, entry.members.digest, in: text)))
-      {
-        problems.append(dataKept())
-        return .kept
-      }
+    if entry.members.data.isPresent,
+      let outcome = dataOutcome(
+        of: entry, named: name, blob: blob, mirrorsByPlace: mirrorsByPlace, in: document,
+        text: text, problems: &problems, workspace: &workspace)
+    {
+      return outcome
     }
     let updates =
       !mirrorsByPlace
       && !(blob.members.digestIsString
         && JSONText.decodedEqual(blob.members.digest, entry.members.digest, in: text))
     return updates ? .updates(index) : .removed
+  }
+
+  /// An entry with inline bytes whose name gives a blob: it goes only when the bytes are the
+  /// blob's, or are stored (`--blobs`); else it stays, said. Nil when it goes on as the others.
+  private func dataOutcome(
+    of entry: LegacyEntry, named name: [UInt8], blob: BlobReference, mirrorsByPlace: Bool,
+    in document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
+    problems: inout [Problem], workspace: inout WriterWorkspace
+  ) -> UpdateOutcome? {
+    guard entry.members.dataKind == .string else {
+      // Rejected already when it also matched a blob by digest; otherwise here.
+      if !problems.contains(where: { $0.kind == .invalidData && $0.offset == entry.keyOffset }
+      ) {
+        problems.append(
+          Problem(
+            kind: .invalidData, severity: .error, offset: entry.keyOffset,
+            message: Messages.entryDataNotString(
+              name: String(decoding: name, as: UTF8.self), kind: entry.members.dataKind),
+            pointer: ""))
+      }
+      return .stop(nil)
+    }
+    func dataKept() -> Problem {
+      Problem(
+        kind: .dataKept, severity: strict ? .error : .warning, offset: entry.keyOffset,
+        message: Messages.entryDataKept(name: String(decoding: name, as: UTF8.self)),
+        pointer: "")
+    }
+    if carrier != nil {
+      // Bytes under a digest that names no hash cannot be checked: they stay.
+      guard stringDigest(entry.members, text: text) != nil else {
+        problems.append(dataKept())
+        return .kept
+      }
+      let (removes, failure) = storeBytes(
+        of: entry, document, text: text, problems: &problems,
+        workspace: &workspace.bodies)
+      if let failure { return .stop(failure) }
+      guard problems.allSatisfy({ $0.severity != .error }) else { return .stop(nil) }
+      if !removes { return .kept }
+    } else if !(blob.members.data.isPresent && blob.members.dataKind == .string
+      && blob.members.digestIsString
+      && JSONText.decodedEqual(blob.members.data, entry.members.data, in: text)
+      && (mirrorsByPlace
+        || JSONText.decodedEqual(blob.members.digest, entry.members.digest, in: text)))
+    {
+      problems.append(dataKept())
+      return .kept
+    }
+    return nil
   }
 
   /// A blob whose attachment was replaced on the server: each member it has takes the entry's

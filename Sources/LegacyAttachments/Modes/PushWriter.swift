@@ -144,12 +144,6 @@ struct PushWriter: DocumentWriter {
       }
     }
     var generation: Int? = nil
-    func revisionGeneration(_ workspace: inout WriterWorkspace) -> Int {
-      if let generation { return generation }
-      let value = revpos ?? Self.revisionGeneration(document, text, scratch: &workspace.scratch)
-      generation = value
-      return value
-    }
     let exclusions = document.blobExclusions.elements
     for blob in document.blobs.elements where blob.members.digestIsString {
       splicer.beginMember(in: &output)
@@ -169,27 +163,57 @@ struct PushWriter: DocumentWriter {
           rebasing: exclusions[blob.exclusions.start..<blob.exclusions.end]),
         to: &output)
       if let carrier {
-        let place = "blob at " + document.nameString(of: blob)
-        let outcome = carryBody(
-          blob.members, text: text, carrier: carrier, needsComma: members.wroteAny,
-          to: &output, workspace: &workspace)
-        if let stubbed = record(
-          outcome, place: place, members: blob.members, offset: blob.inputStart, text: text,
-          into: &problems, failure: &failure)
-        {
-          appendStub(
-            ownRevpos: nil, generation: revisionGeneration(&workspace),
-            needsComma: members.wroteAny, place: place, members: blob.members,
-            offset: blob.inputStart, file: stubbed, text: text, to: &output, problems: &problems)
-        }
+        appendBody(
+          of: blob, in: document, text: text, carrier: carrier, needsComma: members.wroteAny,
+          generation: &generation, to: &output, workspace: &workspace, problems: &problems,
+          failure: &failure)
       } else if writesTail {
         naming.appendEntryTail(
-          revpos: revisionGeneration(&workspace), needsComma: members.wroteAny, to: &output)
+          revpos: revisionGeneration(document, text, cached: &generation, &workspace),
+          needsComma: members.wroteAny, to: &output)
       }
       output.append(UInt8(ascii: "}"))
     }
     output.append(UInt8(ascii: "}"))
     return failure
+  }
+
+  /// The `revpos` a synthesized entry gets: `--revpos`, or the generation of the document's
+  /// `_rev`, read once per document (`cached`).
+  @inline(__always)
+  private func revisionGeneration(
+    _ document: borrowing ScannedDocument, _ text: UnsafeBufferPointer<UInt8>, cached: inout Int?,
+    _ workspace: inout WriterWorkspace
+  ) -> Int {
+    if let cached { return cached }
+    let value = revpos ?? Self.revisionGeneration(document, text, scratch: &workspace.scratch)
+    cached = value
+    return value
+  }
+
+  /// With `--blobs`: a blob's entry gets its bytes, or a stub when they are missing and
+  /// `--missing-blobs stub` says so; what keeps them out goes to `problems`, a failure of the
+  /// store to `failure`.
+  private func appendBody(
+    of blob: BlobReference, in document: borrowing ScannedDocument,
+    text: UnsafeBufferPointer<UInt8>, carrier: BodyCarrier, needsComma: Bool,
+    generation: inout Int?, to output: inout ByteBuffer, workspace: inout WriterWorkspace,
+    problems: inout [Problem], failure: inout ConversionIOError?
+  ) {
+    let place = "blob at " + document.nameString(of: blob)
+    let outcome = carryBody(
+      blob.members, text: text, carrier: carrier, needsComma: needsComma, to: &output,
+      workspace: &workspace)
+    guard
+      let stubbed = record(
+        outcome, place: place, members: blob.members, offset: blob.inputStart, text: text,
+        into: &problems, failure: &failure)
+    else { return }
+    appendStub(
+      ownRevpos: nil,
+      generation: revisionGeneration(document, text, cached: &generation, &workspace),
+      needsComma: needsComma, place: place, members: blob.members, offset: blob.inputStart,
+      file: stubbed, text: text, to: &output, problems: &problems)
   }
 
   /// With `--blobs`: the kept entries one by one, each that needs its bytes given them.

@@ -120,21 +120,10 @@ struct UpgradeWriter: DocumentWriter {
           pointer: ""))
       return .kept
     }
-    if PushWriter.isSynthesized(key: entry.key, in: text, scratch: &workspace.scratch) {
-      // Pull left it: it mirrors no blob, or it holds bytes the blob it mirrors does not.
-      let mirrors = document.blobs.elements.contains {
-        $0.members.digestIsString
-          && JSONText.decodedEqual($0.members.digest, entry.members.digest, in: text)
-      }
-      return stays(
-        mirrors && data != nil
-          ? Messages.upgradeKeptMirrorBytes(name: name)
-          : Messages.upgradeKeptSynthesized(name: name))
-    }
-    // Bytes in a MIME part are not at hand; a stub's digest with `encoding` is of the bytes
-    // as the server stores them, which is no blob's.
-    if entry.members.follows || (entry.members.isEncoded && data == nil) {
-      return stays(Messages.upgradeKeptEncoded(name: name, follows: entry.members.follows))
+    if let reason = reasonToStay(
+      entry, named: name, hasData: data != nil, in: document, text: text, workspace: &workspace)
+    {
+      return stays(reason)
     }
     var upgrade = Upgrade(digest: nil, size: nil, finalDigest: digestText)
     if let data {
@@ -154,6 +143,29 @@ struct UpgradeWriter: DocumentWriter {
       return .kept
     }
     return .upgraded(upgrade)
+  }
+
+  /// Why an entry with a string digest stays whatever its bytes: push made it (pull left it: it
+  /// mirrors no blob, or holds bytes the blob it mirrors does not), or its bytes are not at hand
+  /// as a blob's (in a MIME part, or a stub's digest with `encoding`, of the bytes as the
+  /// server stores them). Nil when nothing keeps it.
+  private func reasonToStay(
+    _ entry: LegacyEntry, named name: String, hasData: Bool,
+    in document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
+    workspace: inout WriterWorkspace
+  ) -> String? {
+    if PushWriter.isSynthesized(key: entry.key, in: text, scratch: &workspace.scratch) {
+      let mirrors = document.blobs.elements.contains {
+        $0.members.digestIsString
+          && JSONText.decodedEqual($0.members.digest, entry.members.digest, in: text)
+      }
+      return mirrors && hasData
+        ? Messages.upgradeKeptMirrorBytes(name: name) : Messages.upgradeKeptSynthesized(name: name)
+    }
+    if entry.members.follows || (entry.members.isEncoded && !hasData) {
+      return Messages.upgradeKeptEncoded(name: name, follows: entry.members.follows)
+    }
+    return nil
   }
 
   /// Checks an entry's inline bytes against its digest and `length`, and notes in `upgrade`
@@ -403,9 +415,20 @@ struct UpgradeWriter: DocumentWriter {
         appendBlob(entry, upgrade: upgrade, dropsData: stored, text: text, to: &blobs)
       }
     }
+    writeEdited(document, text: text, removed: removed, blobs: blobs, to: &output)
+    return nil
+  }
+
+  /// Writes the document with its `_attachments` less the `removed` entries (gone when none is
+  /// left) and the new `blobs` in the `--into` property (made as the last member when there is
+  /// none).
+  private func writeEdited(
+    _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, removed: [Span],
+    blobs: borrowing ByteBuffer, to output: inout ByteBuffer
+  ) {
     var edits = TextEdits()
     let attachments = document.attachments
-    let left = entries.count - removed.count
+    let left = document.entries.count - removed.count
     if left == 0 {
       edits.removeMember(attachments.member, in: text)
     } else {
@@ -432,7 +455,6 @@ struct UpgradeWriter: DocumentWriter {
       }
     }
     edits.apply(to: text, into: &output)
-    return nil
   }
 
   /// With `--blobs`: stores an entry's inline `data` under the SHA-1 of its bytes, checked

@@ -164,27 +164,8 @@ struct PartReceiver: ~Copyable {
           .invalidData, Messages.partNotGzip(name: quotedName, reason: error.reason))
       }
     }
-    if let declared = headers.contentLength, declared != sentCount {
-      throw Refusal.refused(
-        .lengthMismatch,
-        Messages.partLength(
-          name: quotedName, what: "Content-Length", declared: declared, actual: sentCount))
-    }
     let keptEncoded = !decoded && entry.encoding != nil
-    if decoded || keptEncoded, let declared = entry.encodedLength,
-      declared != sentCount
-    {
-      throw Refusal.refused(
-        .lengthMismatch,
-        Messages.partLength(
-          name: quotedName, what: "encoded_length", declared: declared, actual: sentCount))
-    }
-    if !keptEncoded, let declared = entry.length, declared != decodedCount {
-      throw Refusal.refused(
-        .lengthMismatch,
-        Messages.partLength(
-          name: quotedName, what: "length", declared: declared, actual: decodedCount))
-    }
+    try checkLengths(decoded: decoded, keptEncoded: keptEncoded)
     // The decoded bytes' SHA-1, and the bytes as sent in the digest's algorithm.
     let sha1: [UInt8]
     var sent: [UInt8]
@@ -217,6 +198,31 @@ struct PartReceiver: ~Copyable {
       received.base64 = Array(text.bytes)
     }
     return received
+  }
+
+  /// The part's sizes against what its headers and its entry declare: `Content-Length` the
+  /// bytes as sent, `encoded_length` those of a body sent gzipped, `length` the decoded bytes.
+  private func checkLengths(decoded: Bool, keptEncoded: Bool) throws(Refusal) {
+    if let declared = headers.contentLength, declared != sentCount {
+      throw Refusal.refused(
+        .lengthMismatch,
+        Messages.partLength(
+          name: quotedName, what: "Content-Length", declared: declared, actual: sentCount))
+    }
+    if decoded || keptEncoded, let declared = entry.encodedLength,
+      declared != sentCount
+    {
+      throw Refusal.refused(
+        .lengthMismatch,
+        Messages.partLength(
+          name: quotedName, what: "encoded_length", declared: declared, actual: sentCount))
+    }
+    if !keptEncoded, let declared = entry.length, declared != decodedCount {
+      throw Refusal.refused(
+        .lengthMismatch,
+        Messages.partLength(
+          name: quotedName, what: "length", declared: declared, actual: decodedCount))
+    }
   }
 
   /// Puts the file in place; one of that name there already must hold the same bytes (the

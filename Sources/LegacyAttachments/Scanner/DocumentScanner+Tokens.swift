@@ -282,39 +282,50 @@ extension DocumentScanner {
         document.into.kind = kind
       }
     case .stub, .revpos:
-      if parent.pointee.role == .entry {
-        // Entries, for `--check`: a stub and its revpos.
-        if parent.pointee.pendingKey == .stub {
-          parent.pointee.members.hasStub = true
-          parent.pointee.members.isStub = kind == .boolean && value.count == 4
-        } else {
-          parent.pointee.members.revpos = value
-        }
-      } else {
-        exclusions.push(member)
-      }
+      stubOrRevpos(parent, kind: kind, value: value, member: member)
     case .id:
       document.identifier = kind == .string ? value : .none
     case .rev:
       document.revision = kind == .string ? value : .none
     case .attachments:
-      document.attachments.count += 1
-      if document.attachments.count == 1 {
-        document.attachments.member = member
-        document.attachments.value = value
-        document.attachments.kind = kind
-        document.attachments.keyOffset = keyOffsets.attachments
-      } else if document.attachments.count == 2 {
-        document.problems.append(
-          Problem(
-            kind: .duplicateAttachments, severity: .error, offset: keyOffsets.attachments,
-            message: Messages.duplicateAttachments, pointer: "/_attachments"))
-      }
+      attachmentsValue(member: member, value: value, kind: kind)
     case .entry:
       document.entries.push(
         LegacyEntry(
           member: member, key: parent.pointee.key, keyOffset: keyOffsets.entry, value: value,
           kind: kind, members: child?.pointee.members ?? AttachmentMembers()))
+    }
+  }
+
+  /// `stub` or `revpos`: an entry's, for `--check`; elsewhere, left out of a blob's entry.
+  private mutating func stubOrRevpos(
+    _ parent: UnsafeMutablePointer<Frame>, kind: ValueKind, value: Span, member: Span
+  ) {
+    guard parent.pointee.role == .entry else {
+      exclusions.push(member)
+      return
+    }
+    if parent.pointee.pendingKey == .stub {
+      parent.pointee.members.hasStub = true
+      parent.pointee.members.isStub = kind == .boolean && value.count == 4
+    } else {
+      parent.pointee.members.revpos = value
+    }
+  }
+
+  /// The document's `_attachments` (a second one is an error).
+  private mutating func attachmentsValue(member: Span, value: Span, kind: ValueKind) {
+    document.attachments.count += 1
+    if document.attachments.count == 1 {
+      document.attachments.member = member
+      document.attachments.value = value
+      document.attachments.kind = kind
+      document.attachments.keyOffset = keyOffsets.attachments
+    } else if document.attachments.count == 2 {
+      document.problems.append(
+        Problem(
+          kind: .duplicateAttachments, severity: .error, offset: keyOffsets.attachments,
+          message: Messages.duplicateAttachments, pointer: "/_attachments"))
     }
   }
 
