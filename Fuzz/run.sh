@@ -16,7 +16,7 @@ swiftc -sanitize=fuzzer,address -parse-as-library -O -g \
   -Xcc -fmodule-map-file=Sources/CCrypto/module.modulemap -I Sources/CCrypto \
   -Xcc -fmodule-map-file=Sources/CZlib/module.modulemap -I Sources/CZlib \
   $(find Sources/LegacyAttachments -name '*.swift') Fuzz/FuzzTarget.swift \
-  -lyajl -lcrypto -lz -o Fuzz/.build/fuzz
+  -lyajl -lz -o Fuzz/.build/fuzz
 cd Fuzz
 exec ./.build/fuzz -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=4096 \
   -artifact_prefix=findings/ -print_final_stats=1 "$@" corpus seeds

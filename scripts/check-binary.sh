@@ -3,7 +3,9 @@
 # - ldd lists only the libraries the README names (libc and its parts, libyajl, libcrypto,
 #   libz, libstdc++, libgcc_s), none from the Swift toolchain's folder;
 # - it runs with an empty environment (no LD_LIBRARY_PATH) and converts the example dump
-#   exactly as the test build does.
+#   exactly as the test build does;
+# - it loads libcrypto when it hashes (it is loaded on first use, not linked: --upgrade of an
+#   entry with inline bytes checks them against their digest).
 #
 # usage: scripts/check-binary.sh STATIC-BINARY
 set -eu
@@ -43,4 +45,10 @@ env -i "$installed" --push examples/data/dump.ndjson >"$scratch/pushed" 2>"$scra
 if [ -x .build/release/cbl-attachments ]; then
   cmp -s "$scratch/pushed" "$scratch/expected" || { echo "check-binary: output differs from the test build's" >&2; exit 1; }
 fi
-echo "check-binary: ok: no toolchain library; runs with an empty environment"
+# "hi", inline: its SHA-1 must match for the entry to become a blob.
+hashed='{"_attachments":{"a.txt":{"content_type":"text/plain","data":"aGk=","digest":"sha1-witfkXg0JglCjW9RssWvTAveakI="}}}'
+printf '%s\n' "$hashed" | env -i "$installed" --upgrade >"$scratch/upgraded" 2>"$scratch/stderr" || {
+  echo "check-binary: --upgrade (libcrypto) failed: $(cat "$scratch/stderr")" >&2; exit 1; }
+grep -q '"@type":"blob"' "$scratch/upgraded" || {
+  echo "check-binary: --upgrade made no blob: $(cat "$scratch/upgraded" "$scratch/stderr")" >&2; exit 1; }
+echo "check-binary: ok: no toolchain library; runs with an empty environment; loads libcrypto"

@@ -1,4 +1,3 @@
-internal import CCrypto
 import Glibc
 
 /// Standard padded base64 (RFC 4648), strictly: no whitespace, `=` only as the last one or two
@@ -14,7 +13,7 @@ enum Base64 {
     output.reserve(length + 1)
     guard bytes.count > 0, let base = bytes.baseAddress else { return }
     // EVP_EncodeBlock writes a terminating NUL after the text.
-    _ = EVP_EncodeBlock(output.base + output.count, base, Int32(bytes.count))
+    _ = LibCrypto.shared.encodeBlock(output.base + output.count, base, Int32(bytes.count))
     output.count += length
   }
 
@@ -128,7 +127,7 @@ enum Base64 {
       if !isAlphabet(chunk[0]) { throw .character(offset: offset) }
       let last = offset + length == text.count ? length - 1 - padding : length - 1
       if last >= 0 && !isAlphabet(chunk[last]) { throw .character(offset: offset + last) }
-      let produced = EVP_DecodeBlock(scratch, chunk, Int32(length))
+      let produced = LibCrypto.shared.decodeBlock(scratch, chunk, Int32(length))
       guard produced >= 0 else { throw .character(offset: firstInvalid(chunk, length) + offset) }
       let real = Int(produced) - (offset + length == text.count ? padding : 0)
       try consume(UnsafeRawBufferPointer(start: scratch, count: real))

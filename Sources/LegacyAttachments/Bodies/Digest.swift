@@ -1,5 +1,3 @@
-internal import CCrypto
-
 /// The digests attachments are named by: `sha1-` (Couchbase Lite, Sync Gateway) and `md5-`
 /// (CouchDB, PouchDB), each followed by the standard padded base64 of the hash.
 enum DigestAlgorithm: BitwiseCopyable {
@@ -12,7 +10,9 @@ enum DigestAlgorithm: BitwiseCopyable {
   /// The digest's prefix, `sha1-` or `md5-`.
   var prefix: StaticString { self == .sha1 ? "sha1-" : "md5-" }
 
-  fileprivate var evp: OpaquePointer? { self == .sha1 ? EVP_sha1() : EVP_md5() }
+  fileprivate var evp: OpaquePointer? {
+    self == .sha1 ? LibCrypto.shared.sha1() : LibCrypto.shared.md5()
+  }
 }
 
 /// A digest as written in a document: `sha1-2jmj7l5rSw0yVb/vlWAYkK/YBwk=`, parsed.
@@ -95,24 +95,28 @@ struct Hasher: ~Copyable {
   let algorithm: DigestAlgorithm
 
   init(_ algorithm: DigestAlgorithm) {
-    guard let context = EVP_MD_CTX_new() else { fatalError("out of memory (EVP_MD_CTX_new)") }
+    guard let context = LibCrypto.shared.contextNew() else {
+      fatalError("out of memory (EVP_MD_CTX_new)")
+    }
     self.context = context
     self.algorithm = algorithm
-    EVP_DigestInit_ex(context, algorithm.evp, nil)
+    _ = LibCrypto.shared.digestInit(context, algorithm.evp, nil)
   }
 
-  deinit { EVP_MD_CTX_free(context) }
+  deinit { LibCrypto.shared.contextFree(context) }
 
   mutating func update(_ bytes: UnsafeRawBufferPointer) {
     guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-    EVP_DigestUpdate(context, base, bytes.count)
+    _ = LibCrypto.shared.digestUpdate(context, base, bytes.count)
   }
 
   /// The hash of everything fed so far.
   consuming func finish() -> [UInt8] {
-    var hash = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+    var hash = [UInt8](repeating: 0, count: LibCrypto.maximumDigestSize)
     var count: UInt32 = 0
-    hash.withUnsafeMutableBufferPointer { _ = EVP_DigestFinal_ex(context, $0.baseAddress, &count) }
+    hash.withUnsafeMutableBufferPointer {
+      _ = LibCrypto.shared.digestFinal(context, $0.baseAddress, &count)
+    }
     return Array(hash.prefix(Int(count)))
   }
 }

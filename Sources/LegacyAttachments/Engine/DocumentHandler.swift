@@ -164,15 +164,41 @@ struct DocumentHandler: ~Copyable {
     }
   }
 
-  /// Writes an accepted document with its warnings. When a body could not be carried, what was
-  /// written of it is taken back and it is rejected: returns whether the run goes on then, nil
-  /// when it was written.
+  /// Writes an accepted document with its warnings. When writing can fail
+  /// (``writeDocumentThatMayFail(_:text:line:view:)``) and did, returns whether the run goes
+  /// on; nil when it was written.
   @inline(__always)
   private mutating func writeDocument(
     _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
     view: InputView
   ) -> Bool? {
-    let mark = writesCanFail ? framer.documentMark(results) : nil
+    if writesCanFail {
+      return writeDocumentThatMayFail(document, text: text, line: line, view: view)
+    }
+    // The common path: nothing written can be taken back, so no mark is made.
+    for problem in problems { reportWarning(problem, of: document, text: text, view: view) }
+    framer.beginDocumentOutput(results: &results)
+    if !writeProblems.isEmpty { writeProblems.removeAll(keepingCapacity: true) }
+    _ = writer.write(
+      document, text: text, line: line, to: &results.output, statistics: &results.statistics,
+      workspace: &workspace, problems: &writeProblems)
+    framer.endDocumentOutput(results: &results)
+    for problem in writeProblems {
+      reportWarning(problem, of: document, text: text, view: view)
+    }
+    return nil
+  }
+
+  /// Writes a document whose writing can fail (attachment bodies are carried; `--update-blobs`
+  /// resolves entries by name): when a body could not be carried, what was written of it is
+  /// taken back and it is rejected like any other. Returns whether the run goes on then, nil
+  /// when it was written.
+  @inline(never)
+  private mutating func writeDocumentThatMayFail(
+    _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
+    view: InputView
+  ) -> Bool? {
+    let mark = framer.documentMark(results)
     for problem in problems { reportWarning(problem, of: document, text: text, view: view) }
     framer.beginDocumentOutput(results: &results)
     if !writeProblems.isEmpty { writeProblems.removeAll(keepingCapacity: true) }
@@ -182,9 +208,7 @@ struct DocumentHandler: ~Copyable {
     let failure = writer.write(
       document, text: text, line: line, to: &results.output, statistics: &results.statistics,
       workspace: &workspace, problems: &writeProblems)
-    if let mark, let error = writeProblems.first(where: { $0.severity == .error }) {
-      // A body could not be carried: what was written of the document is taken back, and it
-      // is rejected like any other.
+    if let error = writeProblems.first(where: { $0.severity == .error }) {
       framer.rollbackDocument(to: mark, results: &results)
       // Bodies it stored before the one that failed: a rejected document leaves nothing in
       // the store (they were not there before it; a file that was is never among them).

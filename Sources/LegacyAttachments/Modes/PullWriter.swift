@@ -41,30 +41,36 @@ struct PullWriter: DocumentWriter {
     case stored
   }
 
+  /// With `--blobs`: whether the entry's inline bytes are, by their SHA-1, a blob's (off the
+  /// common path: it makes a closure).
+  @inline(never)
+  private static func bytesMatch(
+    of entry: LegacyEntry, in document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>
+  ) -> () -> Bool {
+    let blobs = document.blobs.elements
+    return {
+      guard entry.members.data.isPresent, entry.members.dataKind == .string,
+        stringDigest(entry.members, text: text) != nil,
+        let sha1 = BodyCarrier.sha1Digest(
+          ofData: UnsafeBufferPointer(
+            rebasing: text[entry.members.data.start..<entry.members.data.end]))
+      else { return false }
+      return blobs.contains { blob in
+        blob.members.digestIsString
+          && JSONText.decodeString(
+            UnsafeBufferPointer(
+              rebasing: text[blob.members.digest.start..<blob.members.digest.end])) == sha1
+      }
+    }
+  }
+
   private func fate(
     of entry: LegacyEntry, in document: borrowing ScannedDocument, _ matcher: inout DigestMatcher,
     text: UnsafeBufferPointer<UInt8>
   ) -> Fate {
-    let blobs = document.blobs.elements
     // With --blobs, bytes that a blob holds under their SHA-1 mirror it whatever the entry's
     // own digest says (CouchDB and PouchDB relabel attachments md5-).
-    let bytesMatch: (() -> Bool)? =
-      carrier == nil
-      ? nil
-      : {
-        guard entry.members.data.isPresent, entry.members.dataKind == .string,
-          stringDigest(entry.members, text: text) != nil,
-          let sha1 = BodyCarrier.sha1Digest(
-            ofData: UnsafeBufferPointer(
-              rebasing: text[entry.members.data.start..<entry.members.data.end]))
-        else { return false }
-        return blobs.contains { blob in
-          blob.members.digestIsString
-            && JSONText.decodeString(
-              UnsafeBufferPointer(
-                rebasing: text[blob.members.digest.start..<blob.members.digest.end])) == sha1
-        }
-      }
+    let bytesMatch = carrier == nil ? nil : Self.bytesMatch(of: entry, in: document, text: text)
     let mirror = EntryMirror.find(
       entry, in: document, matcher: &matcher, text: text, bytesMatch: bytesMatch)
     if case .none(let unmatched) = mirror {
@@ -76,6 +82,7 @@ struct PullWriter: DocumentWriter {
       // Bytes under a digest that names no hash cannot be checked: they stay where they are.
       return stringDigest(entry.members, text: text) == nil ? .keptForItsBytes : .stored
     }
+    let blobs = document.blobs.elements
     let safe: Bool
     switch mirror {
     case .place(let index):

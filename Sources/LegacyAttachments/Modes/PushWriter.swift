@@ -78,7 +78,8 @@ struct PushWriter: DocumentWriter {
         return nil
       }
       statistics.entriesAdded += made
-      output.append(UnsafeBufferPointer(rebasing: text.dropLast()))
+      // All but the closing brace (a slice's bounds checks and all, `dropLast` is not inlined).
+      output.append(UnsafeBufferPointer(start: text.baseAddress, count: text.count &- 1))
       output.append(",\"_attachments\":")
       let failure = appendAttachments(
         document, text: text, to: &output, workspace: &workspace, problems: &problems)

@@ -92,16 +92,13 @@ extension DocumentScanner {
     frame.pointee.count &+= 1
     frame.pointee.key = token
     var pending = settings.memberRules[frame.pointee.role, KeyWord.identify(key, count: count)]
-    if settings.upgradeInto != nil && frame.pointee.role == .document && pending == .other
-      && isUpgradeInto(key, count: count)
-    {
-      pending = .into
-    }
     if pending.isActedOnByKey {
       if pending == .entry {
         keyOffsets.entry = tokenInputStart
       } else if pending == .attachments {
         keyOffsets.attachments = tokenInputStart
+      } else if pending == .intoCandidate {
+        pending = isUpgradeInto(key, count: count) ? .into : .other
       } else {
         frame.pointee.pendingKey = .other
         return memberOfRun(key, count: count, token: token)
@@ -252,7 +249,7 @@ extension DocumentScanner {
   ) {
     let member = Span(start: parent.pointee.key.start, end: value.end)
     switch parent.pointee.pendingKey {
-    case .other, .runMember:
+    case .other, .runMember, .intoCandidate:
       break
     case .type:
       exclusions.push(member)

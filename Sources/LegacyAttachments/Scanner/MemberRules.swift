@@ -23,16 +23,21 @@ struct MemberRules: ~Copyable {
       options.mode == .pull || options.mode == .check || options.mode == .push || carriesBodies
       || options.updateBlobs
     let checksEntries = options.mode == .check || carriesBodies
+    let upgrades = options.mode == .upgrade
     for role in 0..<roles {
       for word in 0..<Self.words {
-        table[role * Self.words + word] =
+        var meaning =
           if let role = Role(rawValue: UInt8(role)), let word = MemberKey(rawValue: UInt8(word)) {
             Self.meaning(
               of: word, in: role, needsPointers: needsPointers, litecore: litecore,
               tracksData: tracksData, checksEntries: checksEntries)
           } else {
-            .other
+            MemberKey.other
           }
+        if upgrades && role == Int(Role.document.rawValue) && meaning == .other {
+          meaning = .intoCandidate
+        }
+        table[role * Self.words + word] = meaning
       }
     }
   }

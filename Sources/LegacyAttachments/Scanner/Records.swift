@@ -81,6 +81,9 @@ enum MemberKey: UInt8, BitwiseCopyable {
   /// A member of a run of envelope members (``Role/members``): its key is compared with the
   /// path's.
   case runMember
+  /// `--upgrade`: a top-level key no other rule cares about, which may be `--into`'s: the key
+  /// callback compares it (so that other modes pay nothing per key for `--into`).
+  case intoCandidate
 
   /// Whether the key callback acts on the key itself (not only on its value).
   @inline(__always)
