@@ -8,10 +8,7 @@ import Testing
 
 @Suite("Input window: stream offsets survive discarding")
 struct InputWindowTests {
-  private func append(_ text: String, to window: inout InputWindow) {
-    var text = text
-    text.withUTF8 { window.append(UnsafeRawBufferPointer($0)) }
-  }
+  private func append(_ text: String, to window: inout InputWindow) { window.append(text) }
 
   @Test("a discard moves the start, and every kept offset still reads the same byte")
   func discardKeepsOffsets() {

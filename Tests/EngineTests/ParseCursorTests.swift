@@ -16,10 +16,7 @@ struct ParseCursorTests {
     return window
   }
 
-  private func append(_ text: String, to window: inout InputWindow) {
-    var text = text
-    text.withUTF8 { window.append(UnsafeRawBufferPointer($0)) }
-  }
+  private func append(_ text: String, to window: inout InputWindow) { window.append(text) }
 
   @Test("a byte-order mark split over reads is decided when its third byte comes, and skipped")
   func byteOrderMarkOverReads() {

@@ -260,13 +260,7 @@ extension DocumentScanner {
   mutating func locateSlowly(end: StreamOffset) -> Bool {
     if frames.count == 0 { return locateOutsideDocument(end: end) }
     var position = previousEnd
-    guard skipWhitespace(&position) else { return false }
-    var separator: UInt8 = 0
-    if view[position] == comma || view[position] == colon {
-      separator = view[position]
-      position += 1
-      guard skipWhitespace(&position) else { return false }
-    }
+    guard let separator = skipToToken(&position) else { return false }
     if !copying {
       // Whitespace inside the document: from here on its compact text is copied.
       text.count = 0
@@ -282,6 +276,20 @@ extension DocumentScanner {
     tokenEnd = text.count
     previousEnd = end
     return true
+  }
+
+  /// Skips from `position` the whitespace, the separator (`,` or `:`) if one is there, and the
+  /// whitespace after it. Returns the separator (0 for none), or nil when a byte JSON does not
+  /// take as whitespace stops the parse.
+  mutating func skipToToken(_ position: inout StreamOffset) -> UInt8? {
+    guard skipWhitespace(&position) else { return nil }
+    var separator: UInt8 = 0
+    if view[position] == comma || view[position] == colon {
+      separator = view[position]
+      position += 1
+      guard skipWhitespace(&position) else { return nil }
+    }
+    return separator
   }
 
   /// Skips JSON whitespace. yajl also takes form feed and vertical tab as whitespace; JSON does
@@ -306,13 +314,7 @@ extension DocumentScanner {
   @inline(never)
   mutating func locateOutsideDocument(end: StreamOffset) -> Bool {
     var position = previousEnd
-    guard skipWhitespace(&position) else { return false }
-    var separator: UInt8 = 0
-    if view[position] == comma || view[position] == colon {
-      separator = view[position]
-      position += 1
-      guard skipWhitespace(&position) else { return false }
-    }
+    guard let separator = skipToToken(&position) else { return false }
     previousEnd = end
     tokenInputStart = position
     tokenStart = 0
