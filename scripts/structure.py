@@ -83,9 +83,9 @@ def scan(path, types, functions):
     line_of = []
     for number, line in enumerate(lines, 1):
         line_of.extend([number] * (len(line) + 1))
-    # A stack of open scopes: (kind, name, start line); kind is "type", "func" or "block".
+    # A stack of open scopes: (kind, name, start line); kind is "type", "func", "prop" (a
+    # property's accessor or observer body) or "block".
     stack = []
-    pending = None  # a declaration seen, waiting for its "{"
     i, n = 0, len(text)
     statement_start = 0
     while i < n:
@@ -109,7 +109,8 @@ def scan(path, types, functions):
             elif func_match:
                 owner = next((s[1] for s in reversed(stack) if s[0] == "type"), "")
                 label = func_match.group(0).strip().rstrip("(<")
-                scope = ("func", f"{owner}.{label}" if owner else label, line_of[statement_start + len(header) - len(header.lstrip())])
+                first_line = line_of[statement_start + len(header) - len(header.lstrip())]
+                scope = ("func", f"{owner}.{label}" if owner else label, first_line)
             elif in_type:
                 full = header.strip()
                 prop = PROP_RE.match(full)
@@ -180,10 +181,10 @@ def main():
         if len(info["props"]) > args.props:
             over += 1
             print(f"props {len(info['props']):3d}  {info['kind']} {name}")
-        own = [f for f in info["files"]]
-        if len(own) > args.files:
+        files = sorted(os.path.basename(f) for f in info["files"])
+        if len(files) > args.files:
             over += 1
-            print(f"files {len(own):3d}  {name}: {', '.join(sorted(os.path.basename(f) for f in own))}")
+            print(f"files {len(files):3d}  {name}: {', '.join(files)}")
     for length, name, path, start in sorted(functions, reverse=True):
         if length > args.lines:
             over += 1

@@ -176,16 +176,8 @@ struct DocumentHandler: ~Copyable {
       return writeDocumentThatMayFail(document, text: text, line: line, view: view)
     }
     // The common path: nothing written can be taken back, so no mark is made.
-    for problem in problems { reportWarning(problem, of: document, text: text, view: view) }
-    framer.beginDocumentOutput(results: &results)
-    if !writeProblems.isEmpty { writeProblems.removeAll(keepingCapacity: true) }
-    _ = writer.write(
-      document, text: text, line: line, to: &results.output, statistics: &results.statistics,
-      workspace: &workspace, problems: &writeProblems)
-    framer.endDocumentOutput(results: &results)
-    for problem in writeProblems {
-      reportWarning(problem, of: document, text: text, view: view)
-    }
+    _ = writeAccepted(document, text: text, line: line, view: view)
+    endAccepted(document, text: text, view: view)
     return nil
   }
 
@@ -199,15 +191,10 @@ struct DocumentHandler: ~Copyable {
     view: InputView
   ) -> Bool? {
     let mark = framer.documentMark(results)
-    for problem in problems { reportWarning(problem, of: document, text: text, view: view) }
-    framer.beginDocumentOutput(results: &results)
-    if !writeProblems.isEmpty { writeProblems.removeAll(keepingCapacity: true) }
     if !workspace.bodies.stored.isEmpty {
       workspace.bodies.stored.removeAll(keepingCapacity: true)
     }
-    let failure = writer.write(
-      document, text: text, line: line, to: &results.output, statistics: &results.statistics,
-      workspace: &workspace, problems: &writeProblems)
+    let failure = writeAccepted(document, text: text, line: line, view: view)
     if let error = writeProblems.first(where: { $0.severity == .error }) {
       framer.rollbackDocument(to: mark, results: &results)
       // Bodies it stored before the one that failed: a rejected document leaves nothing in
@@ -217,11 +204,32 @@ struct DocumentHandler: ~Copyable {
       let goesOn = rejectDocument(document, error, text: text, view: view)
       return goesOn && failure == nil
     }
-    framer.endDocumentOutput(results: &results)
-    for problem in writeProblems {
-      reportWarning(problem, of: document, text: text, view: view)
-    }
+    endAccepted(document, text: text, view: view)
     return nil
+  }
+
+  /// The warnings found before writing, then the document's output begun and written; what the
+  /// writer finds goes to ``writeProblems``. Returns a failure of the blob store.
+  @inline(__always)
+  private mutating func writeAccepted(
+    _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, line: Int,
+    view: InputView
+  ) -> ConversionIOError? {
+    for problem in problems { reportWarning(problem, of: document, text: text, view: view) }
+    framer.beginDocumentOutput(results: &results)
+    if !writeProblems.isEmpty { writeProblems.removeAll(keepingCapacity: true) }
+    return writer.write(
+      document, text: text, line: line, to: &results.output, statistics: &results.statistics,
+      workspace: &workspace, problems: &writeProblems)
+  }
+
+  /// A document written and kept: its output ends, and the warnings writing found are reported.
+  @inline(__always)
+  private mutating func endAccepted(
+    _ document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>, view: InputView
+  ) {
+    framer.endDocumentOutput(results: &results)
+    for problem in writeProblems { reportWarning(problem, of: document, text: text, view: view) }
   }
 
   /// Reports a warning of an accepted document, and counts it.

@@ -170,7 +170,7 @@ struct PushWriter: DocumentWriter {
           failure: &failure)
       } else if writesTail {
         naming.appendEntryTail(
-          revpos: revisionGeneration(document, text, cached: &generation, &workspace),
+          revpos: entryRevpos(document, text, cached: &generation, &workspace),
           needsComma: members.wroteAny, to: &output)
       }
       output.append(UInt8(ascii: "}"))
@@ -182,7 +182,7 @@ struct PushWriter: DocumentWriter {
   /// The `revpos` a synthesized entry gets: `--revpos`, or the generation of the document's
   /// `_rev`, read once per document (`cached`).
   @inline(__always)
-  private func revisionGeneration(
+  private func entryRevpos(
     _ document: borrowing ScannedDocument, _ text: UnsafeBufferPointer<UInt8>, cached: inout Int?,
     _ workspace: inout WriterWorkspace
   ) -> Int {
@@ -212,7 +212,7 @@ struct PushWriter: DocumentWriter {
     else { return }
     appendStub(
       ownRevpos: nil,
-      generation: revisionGeneration(document, text, cached: &generation, &workspace),
+      generation: entryRevpos(document, text, cached: &generation, &workspace),
       needsComma: needsComma, place: place, members: blob.members, offset: blob.inputStart,
       file: stubbed, text: text, to: &output, problems: &problems)
   }

@@ -281,6 +281,7 @@ extension DocumentScanner {
   /// Skips from `position` the whitespace, the separator (`,` or `:`) if one is there, and the
   /// whitespace after it. Returns the separator (0 for none), or nil when a byte JSON does not
   /// take as whitespace stops the parse.
+  @inline(__always)
   mutating func skipToToken(_ position: inout StreamOffset) -> UInt8? {
     guard skipWhitespace(&position) else { return nil }
     var separator: UInt8 = 0
