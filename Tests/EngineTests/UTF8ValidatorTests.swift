@@ -41,6 +41,24 @@ struct UTF8ValidatorTests {
     #expect(firstInvalid(bytes) == expected)
   }
 
+  @Test(
+    "a sequence cut short where an ASCII block starts is found, in a window with other text",
+    arguments: [1, 2, 3])
+  func cutBeforeASCIIBlock(continuations: Int) {
+    // A window of 64 bytes holds an é (so the vector path runs); a 4-byte lead and
+    // `continuations - 1` of its continuation bytes end just before a 16-byte block of ASCII,
+    // which the check may skip only when the three bytes before it are ASCII too.
+    for blockStart in [19, 35, 51, 67] {
+      var bytes = Array(repeating: UInt8(ascii: "a"), count: 160)
+      bytes[5] = 0xC3
+      bytes[6] = 0xA9
+      let lead = blockStart - continuations
+      bytes[lead] = 0xF0
+      for index in lead + 1..<blockStart { bytes[index] = 0x9F }
+      #expect(firstInvalid(bytes) == lead, "lead at \(lead)")
+    }
+  }
+
   @Test("agrees with Swift's own strict decoding on random byte strings")
   func randomStrings() {
     var generator = SplitMix64(seed: 7)
