@@ -12,7 +12,11 @@ extension DocumentScanner {
     -> TokenOutcome
   {
     let located =
-      text == nil ? locateToken() : locateToken(text: text, count: count, quoted: kind == .string)
+      switch kind {
+      case .null: locateToken(length: 4)
+      case .boolean: locateToken(length: 0)
+      default: locateToken(text: text, count: count, quoted: kind == .string)
+      }
     guard let token = located else { return .stop }
     let depth = frames.count
     guard depth > 0 else { return outside(.scalar(kind)) }
@@ -30,7 +34,7 @@ extension DocumentScanner {
   /// `{` or `[`.
   @inline(__always)
   mutating func open(isArray: Bool) -> TokenOutcome {
-    guard let token = locateToken() else { return .stop }
+    guard let token = locateToken(length: 1) else { return .stop }
     let depth = frames.count
     guard depth > 0 else { return outside(.open(isArray: isArray)) }
     let parent = frames.base + (depth &- 1)
@@ -51,7 +55,7 @@ extension DocumentScanner {
   /// `}` or `]`.
   @inline(__always)
   mutating func close() -> TokenOutcome {
-    guard let token = locateToken() else { return .stop }
+    guard let token = locateToken(length: 1) else { return .stop }
     guard frames.count > 0 else { return outside(.close) }
     frames.truncate(to: frames.count &- 1)
     let depth = frames.count

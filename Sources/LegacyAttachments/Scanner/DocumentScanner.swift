@@ -218,6 +218,30 @@ extension DocumentScanner {
     locateToken(end: chunk.lowerBound + yajl_get_bytes_consumed(handle))
   }
 
+  /// ``locateToken()`` for a token whose text yajl does not hand over, `{`, `[`, `}`, `]`,
+  /// `null`, `true` or `false`, which is `length` bytes long (0: a boolean, whose first byte
+  /// says). Inside a compact document its end follows from where it starts, without a call to
+  /// yajl.
+  @inline(__always)
+  mutating func locateToken(length: Int) -> Span? {
+    if fastPath {
+      var position = previousEnd
+      var byte = view[position]
+      if byte == comma || byte == colon {
+        position += 1
+        byte = view[position]
+      }
+      if byte > 0x20 {
+        let count = length != 0 ? length : (byte == UInt8(ascii: "f") ? 5 : 4)
+        let end = position + count
+        assert(end == chunk.lowerBound + yajl_get_bytes_consumed(handle), "token end at \(end)")
+        return tokenLocated(at: position, end: end)
+      }
+    }
+    let end = chunk.lowerBound + yajl_get_bytes_consumed(handle)
+    return locateSlowly(end: end) ? Span(start: tokenStart, end: tokenEnd) : nil
+  }
+
   /// ``locateToken()`` for a token whose text yajl hands over: a string or a key (`quoted`, the
   /// text decoded) or a number (the text as written). When that text is the input itself (no
   /// escapes, and the token not split between pieces), the token's end follows from where it
@@ -243,16 +267,20 @@ extension DocumentScanner {
         position += 1
         byte = view[position]
       }
-      if byte > 0x20 {
-        let token = Span(start: position - document.start, end: end - document.start)
-        tokenInputStart = position
-        tokenStart = token.start
-        tokenEnd = token.end
-        previousEnd = end
-        return token
-      }
+      if byte > 0x20 { return tokenLocated(at: position, end: end) }
     }
     return locateSlowly(end: end) ? Span(start: tokenStart, end: tokenEnd) : nil
+  }
+
+  /// The fast path's bookkeeping: the token at `position..<end` of a compact document.
+  @inline(__always)
+  private mutating func tokenLocated(at position: StreamOffset, end: StreamOffset) -> Span {
+    let token = Span(start: position - document.start, end: end - document.start)
+    tokenInputStart = position
+    tokenStart = token.start
+    tokenEnd = token.end
+    previousEnd = end
+    return token
   }
 
   /// The out-of-line part of ``locateToken(end:)``.
