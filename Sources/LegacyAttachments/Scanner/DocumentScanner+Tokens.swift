@@ -44,6 +44,92 @@ extension DocumentScanner {
     return .next
   }
 
+  // MARK: The quick paths (the callbacks try them first)
+  //
+  // Each handles the common case of its token, a token inside a compact document that needs
+  // nothing but bookkeeping, whole or not at all: it returns false, having changed nothing, when
+  // the general path must take the token. None makes a call, so that a callback needs no stack
+  // frame for them.
+
+  /// ``scalar(_:text:count:)``'s quick path: a scalar inside a compact document.
+  @inline(__always)
+  mutating func scalarQuickly(_ kind: ValueKind, text: UnsafePointer<UInt8>? = nil, count: Int = 0)
+    -> Bool
+  {
+    guard let position = compactTokenStart() else { return false }
+    let end: StreamOffset
+    switch kind {
+    case .null: end = fixedTokenEnd(from: position, length: 4)
+    case .boolean: end = fixedTokenEnd(from: position, length: 0)
+    default:
+      guard let text else { return false }
+      let offset = view.offset(of: text)
+      guard chunk.contains(offset) else { return false }
+      end = offset + count + (kind == .string ? 1 : 0)
+    }
+    let parent = frames.base + (frames.count &- 1)
+    if parent.pointee.isArray {
+      parent.pointee.count &+= 1
+      tokenLocated(at: position, end: end)
+    } else if parent.pointee.pendingKey == .other {
+      tokenLocated(at: position, end: end)
+    } else {
+      // The one call: only on this branch does the callback need a stack frame.
+      memberValue(
+        parent, kind: kind, value: tokenLocated(at: position, end: end),
+        string: kind == .string ? text : nil, count: count, child: nil)
+    }
+    return true
+  }
+
+  /// ``open(isArray:)``'s quick path: a container inside a document, with room for its frame.
+  @inline(__always)
+  mutating func openQuickly(isArray: Bool) -> Bool {
+    guard let position = compactTokenStart(), frames.hasRoom else { return false }
+    let token = tokenLocated(at: position, end: fixedTokenEnd(from: position, length: 1))
+    let parent = frames.base + (frames.count &- 1)
+    if parent.pointee.isArray { parent.pointee.count &+= 1 }
+    frames.pushWithinCapacity(
+      Frame(
+        role: childRole(of: parent.pointee, isArray: isArray), isArray: isArray,
+        start: token.start, inputStart: position, exclusionsStart: exclusions.count,
+        blobsStart: document.blobs.count))
+    return true
+  }
+
+  /// ``close()``'s quick path: a container that is not the root.
+  @inline(__always)
+  mutating func closeQuickly() -> Bool {
+    guard let position = compactTokenStart(), frames.count > 1 else { return false }
+    let token = tokenLocated(at: position, end: fixedTokenEnd(from: position, length: 1))
+    frames.truncate(to: frames.count &- 1)
+    // The popped frame's memory stays valid until the next push.
+    let frame = frames.base + frames.count
+    closed(frame, token: token, parent: frame - 1)
+    return true
+  }
+
+  /// The container of `frame` has just closed with `token`, inside `parent`: a blob is
+  /// recorded, and the value goes to the member that holds it.
+  @inline(__always)
+  mutating func closed(
+    _ frame: UnsafeMutablePointer<Frame>, token: Span, parent: UnsafeMutablePointer<Frame>
+  ) {
+    if frame.pointee.role == .candidate {
+      if frame.pointee.isBlob {
+        recordBlob(frame)
+      } else {
+        exclusions.truncate(to: frame.pointee.exclusionsStart)
+      }
+    }
+    if !parent.pointee.isArray && parent.pointee.pendingKey != .other {
+      memberValue(
+        parent, kind: frame.pointee.isArray ? .array : .object,
+        value: Span(start: frame.pointee.start, end: token.end), string: nil, count: 0,
+        child: frame)
+    }
+  }
+
   @inline(__always)
   mutating func pushFrame(role: Role, isArray: Bool, start: Int) {
     frames.push(
@@ -61,23 +147,11 @@ extension DocumentScanner {
     let depth = frames.count
     // The popped frame's memory stays valid until the next push.
     let frame = frames.base + depth
-    if frame.pointee.role == .candidate {
-      if frame.pointee.isBlob {
-        recordBlob(frame)
-      } else {
-        exclusions.truncate(to: frame.pointee.exclusionsStart)
-      }
-    }
     if depth > 0 {
-      let parent = frames.base + (depth &- 1)
-      if !parent.pointee.isArray && parent.pointee.pendingKey != .other {
-        memberValue(
-          parent, kind: frame.pointee.isArray ? .array : .object,
-          value: Span(start: frame.pointee.start, end: token.end), string: nil, count: 0,
-          child: frame)
-      }
+      closed(frame, token: token, parent: frame - 1)
       return .next
     }
+    // The root: a document, a rejected one, a container of the envelope or a run.
     if frame.pointee.role == .members {
       return endMemberRun(before: token, kind: .close, separator: 0, key: nil, count: 0)
     }
@@ -93,23 +167,48 @@ extension DocumentScanner {
       return outside(.key)
     }
     let frame = frames.base + (frames.count &- 1)
+    var pending = settings.memberRules[frame.pointee.role, KeyWord.identify(key, count: count)]
+    if pending == .runMember {
+      frame.pointee.count &+= 1
+      frame.pointee.key = token
+      frame.pointee.pendingKey = .other
+      return memberOfRun(key, count: count, token: token)
+    }
+    if pending == .intoCandidate { pending = isUpgradeInto(key, count: count) ? .into : .other }
+    keyLocated(token, in: frame, meaning: pending)
+    return .next
+  }
+
+  /// The key callback's common case, done whole or not at all: a key inside a compact
+  /// document, whose meaning its key word settles (not a run's member, nor a candidate for
+  /// `--into`). Returns false, having changed nothing, when ``key(_:count:)`` must take it.
+  ///
+  /// It makes no call, so that the callback needs no stack frame for it.
+  @inline(__always)
+  mutating func keyQuickly(_ key: UnsafePointer<UInt8>, count: Int) -> Bool {
+    guard let position = compactTokenStart() else { return false }
+    let text = view.offset(of: key)
+    guard chunk.contains(text) else { return false }
+    let frame = frames.base + (frames.count &- 1)
+    let pending = settings.memberRules[frame.pointee.role, KeyWord.identify(key, count: count)]
+    guard !pending.needsTheWholeKey else { return false }
+    keyLocated(tokenLocated(at: position, end: text + count + 1), in: frame, meaning: pending)
+    return true
+  }
+
+  /// Records the key `token` of the innermost object, `frame`, which means `pending`.
+  @inline(__always)
+  mutating func keyLocated(
+    _ token: Span, in frame: UnsafeMutablePointer<Frame>, meaning pending: MemberKey
+  ) {
     frame.pointee.count &+= 1
     frame.pointee.key = token
-    var pending = settings.memberRules[frame.pointee.role, KeyWord.identify(key, count: count)]
-    if pending.isActedOnByKey {
-      if pending == .entry {
-        keyOffsets.entry = tokenInputStart
-      } else if pending == .attachments {
-        keyOffsets.attachments = tokenInputStart
-      } else if pending == .intoCandidate {
-        pending = isUpgradeInto(key, count: count) ? .into : .other
-      } else {
-        frame.pointee.pendingKey = .other
-        return memberOfRun(key, count: count, token: token)
-      }
+    if pending == .entry {
+      keyOffsets.entry = tokenInputStart
+    } else if pending == .attachments {
+      keyOffsets.attachments = tokenInputStart
     }
     frame.pointee.pendingKey = pending
-    return .next
   }
 
   /// Whether a key (decoded) is `--into`'s property.
@@ -198,15 +297,7 @@ extension DocumentScanner {
       tokenEnd = envelopeToken.end - tokenInputStart
       switch envelopeToken.kind {
       case .open(let isArray):
-        if isArray {
-          document.rootKind = .array
-          document.problems.append(notAnObjectProblem(.array))
-          pushFrame(role: .inert, isArray: true, start: 0)
-        } else {
-          document.rootKind = .object
-          pushFrame(role: .document, isArray: false, start: 0)
-        }
-        fastPath = !copying
+        openRoot(isArray: isArray)
         return .next
       case .scalar(let kind):
         document.rootKind = kind
@@ -216,6 +307,36 @@ extension DocumentScanner {
         preconditionFailure("a document cannot start with a closing bracket or a key")
       }
     }
+  }
+
+  /// `{` or `[` between documents when every value is a document (`lines`, path `.`): a
+  /// document starts with it, as on the framer's ``EnvelopeVerdict/document``, without the
+  /// round trip through the framer.
+  @inline(never)
+  mutating func openDocument(isArray: Bool) -> TokenOutcome {
+    var position = previousEnd
+    guard let separator = skipToToken(&position) else { return .stop }
+    outsideTokenLocated(
+      at: position, end: fixedTokenEnd(from: position, length: 1), separator: separator)
+    envelopeToken.kind = .open(isArray: isArray)
+    beginDocument(at: tokenInputStart)
+    tokenEnd = 1
+    openRoot(isArray: isArray)
+    return .next
+  }
+
+  /// The root container of the document just begun: an object is a document, an array is not.
+  @inline(__always)
+  private mutating func openRoot(isArray: Bool) {
+    if isArray {
+      document.rootKind = .array
+      document.problems.append(notAnObjectProblem(.array))
+      pushFrame(role: .inert, isArray: true, start: 0)
+    } else {
+      document.rootKind = .object
+      pushFrame(role: .document, isArray: false, start: 0)
+    }
+    fastPath = !copying
   }
 
   /// The document has ended with the current token.

@@ -224,19 +224,8 @@ extension DocumentScanner {
   /// yajl.
   @inline(__always)
   mutating func locateToken(length: Int) -> Span? {
-    if fastPath {
-      var position = previousEnd
-      var byte = view[position]
-      if byte == comma || byte == colon {
-        position += 1
-        byte = view[position]
-      }
-      if byte > 0x20 {
-        let count = length != 0 ? length : (byte == UInt8(ascii: "f") ? 5 : 4)
-        let end = position + count
-        assert(end == chunk.lowerBound + yajl_get_bytes_consumed(handle), "token end at \(end)")
-        return tokenLocated(at: position, end: end)
-      }
+    if let position = compactTokenStart() {
+      return tokenLocated(at: position, end: fixedTokenEnd(from: position, length: length))
     }
     let end = chunk.lowerBound + yajl_get_bytes_consumed(handle)
     return locateSlowly(end: end) ? Span(start: tokenStart, end: tokenEnd) : nil
@@ -260,21 +249,36 @@ extension DocumentScanner {
   /// ``locateToken()`` for a token ending at `end`.
   @inline(__always)
   mutating func locateToken(end: StreamOffset) -> Span? {
-    if fastPath {
-      var position = previousEnd
-      var byte = view[position]
-      if byte == comma || byte == colon {
-        position += 1
-        byte = view[position]
-      }
-      if byte > 0x20 { return tokenLocated(at: position, end: end) }
-    }
+    if let position = compactTokenStart() { return tokenLocated(at: position, end: end) }
     return locateSlowly(end: end) ? Span(start: tokenStart, end: tokenEnd) : nil
   }
 
-  /// The fast path's bookkeeping: the token at `position..<end` of a compact document.
+  /// Where the current token starts, when it is inside a document whose compact text is the
+  /// input (``fastPath``) and nothing but its separator comes before it; else nil.
   @inline(__always)
-  private mutating func tokenLocated(at position: StreamOffset, end: StreamOffset) -> Span {
+  func compactTokenStart() -> StreamOffset? {
+    guard fastPath else { return nil }
+    var position = previousEnd
+    var byte = view[position]
+    if byte == comma || byte == colon {
+      position += 1
+      byte = view[position]
+    }
+    return byte > 0x20 ? position : nil
+  }
+
+  /// Where a token of ``locateToken(length:)`` that starts at `position` ends.
+  @inline(__always)
+  func fixedTokenEnd(from position: StreamOffset, length: Int) -> StreamOffset {
+    let count = length != 0 ? length : (view[position] == UInt8(ascii: "f") ? 5 : 4)
+    let end = position + count
+    assert(end == chunk.lowerBound + yajl_get_bytes_consumed(handle), "token end at \(end)")
+    return end
+  }
+
+  /// The fast path's bookkeeping: the token at `position..<end` of a compact document.
+  @inline(__always) @discardableResult
+  mutating func tokenLocated(at position: StreamOffset, end: StreamOffset) -> Span {
     let token = Span(start: position - document.start, end: end - document.start)
     tokenInputStart = position
     tokenStart = token.start
@@ -344,6 +348,14 @@ extension DocumentScanner {
   mutating func locateOutsideDocument(end: StreamOffset) -> Bool {
     var position = previousEnd
     guard let separator = skipToToken(&position) else { return false }
+    outsideTokenLocated(at: position, end: end, separator: separator)
+    return true
+  }
+
+  /// Records the token at `position..<end`, outside the documents, in ``envelopeToken``.
+  @inline(__always)
+  mutating func outsideTokenLocated(at position: StreamOffset, end: StreamOffset, separator: UInt8)
+  {
     previousEnd = end
     tokenInputStart = position
     tokenStart = 0
@@ -352,6 +364,5 @@ extension DocumentScanner {
     envelopeToken.endsRun = false
     envelopeToken.start = position
     envelopeToken.end = end
-    return true
   }
 }

@@ -75,7 +75,7 @@ enum MemberKey: UInt8, BitwiseCopyable {
   /// `--upgrade`: the top-level property the new blobs go in (`--into`).
   case into
   // The keys the key callback itself acts on come last, so that one comparison passes the
-  // others (``isActedOnByKey``).
+  // others (``needsTheWholeKey``).
   case attachments  // "_attachments"
   case entry  // any member of `_attachments`
   /// A member of a run of envelope members (``Role/members``): its key is compared with the
@@ -85,9 +85,9 @@ enum MemberKey: UInt8, BitwiseCopyable {
   /// callback compares it (so that other modes pay nothing per key for `--into`).
   case intoCandidate
 
-  /// Whether the key callback acts on the key itself (not only on its value).
+  /// Whether the key's meaning needs its whole text compared (a run's stop, `--into`).
   @inline(__always)
-  var isActedOnByKey: Bool { rawValue >= MemberKey.attachments.rawValue }
+  var needsTheWholeKey: Bool { rawValue >= MemberKey.runMember.rawValue }
 }
 
 /// The members of a blob or an attachment entry that modes read: where their values are in the

@@ -48,6 +48,38 @@ struct ScanContext: ~Copyable {
     return proceed(scanner.apply(verdict))
   }
 
+  // MARK: The general paths, for the tokens the quick paths do not take
+
+  @inline(never)
+  static func scalar(
+    _ scan: UnsafeMutablePointer<ScanContext>, _ kind: ValueKind,
+    text: UnsafePointer<UInt8>? = nil, count: Int = 0
+  ) -> Int32 {
+    scan.pointee.proceed(scan.pointee.scanner.scalar(kind, text: text, count: count))
+  }
+
+  @inline(never)
+  static func open(_ scan: UnsafeMutablePointer<ScanContext>, isArray: Bool) -> Int32 {
+    if scan.pointee.scanner.frames.isEmpty && scan.pointee.handler.framer.valuesAreDocuments {
+      return scan.pointee.proceed(scan.pointee.scanner.openDocument(isArray: isArray))
+    }
+    return scan.pointee.proceed(scan.pointee.scanner.open(isArray: isArray))
+  }
+
+  @inline(never)
+  static func key(
+    _ scan: UnsafeMutablePointer<ScanContext>, _ key: UnsafePointer<UInt8>, count: Int
+  )
+    -> Int32
+  {
+    scan.pointee.proceed(scan.pointee.scanner.key(key, count: count))
+  }
+
+  @inline(never)
+  static func close(_ scan: UnsafeMutablePointer<ScanContext>) -> Int32 {
+    scan.pointee.proceed(scan.pointee.scanner.close())
+  }
+
   @inline(never)
   private mutating func documentEnded() -> Bool {
     let goOn = handler.documentEnded(
@@ -68,44 +100,49 @@ private func context(_ pointer: UnsafeMutableRawPointer?) -> UnsafeMutablePointe
 enum ScanCallbacks {
   static func make() -> yajl_callbacks {
     var callbacks = yajl_callbacks()
+    // Each tries its token's quick path, then, in a call it makes last, the general one.
     callbacks.yajl_null = { pointer in
-      let scan = context(pointer)
-      return scan.pointee.proceed(scan.pointee.scanner.scalar(.null))
+      if context(pointer).pointee.scanner.scalarQuickly(.null) { return 1 }
+      return ScanContext.scalar(context(pointer), .null)
     }
     callbacks.yajl_boolean = { pointer, _ in
-      let scan = context(pointer)
-      return scan.pointee.proceed(scan.pointee.scanner.scalar(.boolean))
+      if context(pointer).pointee.scanner.scalarQuickly(.boolean) { return 1 }
+      return ScanContext.scalar(context(pointer), .boolean)
     }
     // Only `yajl_number` is set, so numbers arrive as written, never converted.
     callbacks.yajl_number = { pointer, text, count in
-      let scan = context(pointer)
-      return scan.pointee.proceed(
-        scan.pointee.scanner.scalar(
-          .number, text: UnsafeRawPointer(text)?.assumingMemoryBound(to: UInt8.self), count: count))
+      let digits = UnsafeRawPointer(text)?.assumingMemoryBound(to: UInt8.self)
+      if context(pointer).pointee.scanner.scalarQuickly(.number, text: digits, count: count) {
+        return 1
+      }
+      return ScanContext.scalar(context(pointer), .number, text: digits, count: count)
     }
     callbacks.yajl_string = { pointer, bytes, count in
-      let scan = context(pointer)
-      return scan.pointee.proceed(scan.pointee.scanner.scalar(.string, text: bytes, count: count))
+      if context(pointer).pointee.scanner.scalarQuickly(.string, text: bytes, count: count) {
+        return 1
+      }
+      return ScanContext.scalar(context(pointer), .string, text: bytes, count: count)
     }
     callbacks.yajl_start_map = { pointer in
-      let scan = context(pointer)
-      return scan.pointee.proceed(scan.pointee.scanner.open(isArray: false))
+      if context(pointer).pointee.scanner.openQuickly(isArray: false) { return 1 }
+      return ScanContext.open(context(pointer), isArray: false)
     }
     callbacks.yajl_map_key = { pointer, bytes, count in
-      let scan = context(pointer)
-      return scan.pointee.proceed(scan.pointee.scanner.key(bytes.unsafelyUnwrapped, count: count))
+      let key = bytes.unsafelyUnwrapped
+      if context(pointer).pointee.scanner.keyQuickly(key, count: count) { return 1 }
+      return ScanContext.key(context(pointer), key, count: count)
     }
     callbacks.yajl_end_map = { pointer in
-      let scan = context(pointer)
-      return scan.pointee.proceed(scan.pointee.scanner.close())
+      if context(pointer).pointee.scanner.closeQuickly() { return 1 }
+      return ScanContext.close(context(pointer))
     }
     callbacks.yajl_start_array = { pointer in
-      let scan = context(pointer)
-      return scan.pointee.proceed(scan.pointee.scanner.open(isArray: true))
+      if context(pointer).pointee.scanner.openQuickly(isArray: true) { return 1 }
+      return ScanContext.open(context(pointer), isArray: true)
     }
     callbacks.yajl_end_array = { pointer in
-      let scan = context(pointer)
-      return scan.pointee.proceed(scan.pointee.scanner.close())
+      if context(pointer).pointee.scanner.closeQuickly() { return 1 }
+      return ScanContext.close(context(pointer))
     }
     return callbacks
   }

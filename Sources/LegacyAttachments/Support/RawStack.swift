@@ -20,6 +20,18 @@ struct RawStack<Element: BitwiseCopyable>: ~Copyable {
     count += 1
   }
 
+  /// Whether one more element fits without growing.
+  @inline(__always)
+  var hasRoom: Bool { count < capacity }
+
+  /// ``push(_:)`` when ``hasRoom`` is known to be true: it can never call out to grow.
+  @inline(__always)
+  mutating func pushWithinCapacity(_ element: Element) {
+    assert(count < capacity, "no room left")
+    (base + count).initialize(to: element)
+    count &+= 1
+  }
+
   @inline(never)
   private mutating func grow() {
     let newCapacity = capacity * 2
