@@ -294,9 +294,9 @@ struct HostileInputLibraryTests {
     }
   }
 
-  /// The parallel reader cuts a document with no line starting with `{` inside it only when its
-  /// batch has grown to four times the batch size, at a newline. Here batches are 4 KiB, so a
-  /// pretty-printed document of 20 KiB, 50 KiB… crosses several such forced cuts.
+  /// The parallel reader gives up cutting when input with no line starting with `{` has grown
+  /// to sixteen times the batch size (``ParallelRun/batchesWithoutBoundary``). Here batches
+  /// are 4 KiB, so a pretty-printed document of 100 KiB or more crosses that limit.
   @Test(
     "a pretty-printed document much longer than a batch, then more documents: the same as one thread",
     arguments: [2_000, 2_500, 3_000, 5_000, 8_000])

@@ -17,6 +17,9 @@ final class ParallelRun {
   private let local: ConversionEngine
   private var reader: BatchReader
   private let maximumInFlight: Int
+  /// How many batches' worth of input holding no boundary make the rest of the input go on on
+  /// this thread (4 MiB of 256 KiB batches).
+  static let batchesWithoutBoundary = 16
   private var submitted = 0
   private var written = 0
   private var endOfInput = false
@@ -107,7 +110,7 @@ final class ParallelRun {
       guard reader.pendingCount >= batchBytes || !dataWaiting else { continue }
       if let batch = reader.cutAtBoundary() {
         submit(batch)
-      } else if reader.pendingCount >= 4 * batchBytes {
+      } else if reader.pendingCount >= Self.batchesWithoutBoundary * batchBytes {
         // No line starts with `{` in several batches: one huge document (held in memory once,
         // rather than once per copy between threads), or documents that do not start their
         // lines. A cut anywhere else could split a document, or the skipping after a malformed
