@@ -32,7 +32,7 @@ struct BatchTests {
       let result = convertBatch(
         batch, carry: carry?.bytes, carryStart: carry?.first, with: engine)
       carry = result.carry.map { ($0, result.carryStart) }
-      converted.output += result.output
+      converted.output += result.output.bytes
       converted.rejects += result.rejects
       converted.diagnostics += result.diagnostics.map(\.description)
       // A bad document stopped the run: nothing after it is written.

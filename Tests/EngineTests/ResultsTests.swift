@@ -82,6 +82,25 @@ struct ResultsTests {
       ])
   }
 
+  @Test("moving into a batch takes the output buffer itself, and copies only a second piece")
+  func moveTakesTheOutputBuffer() {
+    var batch = BatchResult()
+    var first = sample()
+    let capacity = first.output.capacity
+    first.move(into: &batch)
+    // The engine goes on with an empty buffer as large; positions go on from the moved bytes.
+    #expect(first.output.count == 0 && first.output.capacity == capacity)
+    #expect(first.outputPosition == 24)
+    Array("{\"d\":5}\n".utf8).withUnsafeBufferPointer { first.output.append($0) }
+    first.move(into: &batch)
+    var second = sample()
+    second.move(into: &batch)
+    #expect(
+      String(decoding: batch.output.bytes, as: UTF8.self)
+        == "{\"a\":1}\n{\"b\":2}\n{\"c\":4}\n{\"d\":5}\n{\"a\":1}\n{\"b\":2}\n{\"c\":4}\n")
+    #expect(batch.output.count == 56 && first.output.count == 0 && second.output.count == 0)
+  }
+
   @Test("a rejected text saved in pieces is complete only with its last piece")
   func piecesOfARejectedText() {
     var results = Results(outputCapacity: 16)

@@ -18,7 +18,7 @@ struct RowIndexesTests {
       #"{"id":"c\"path\":\".results[1","path":".results[10].doc","line":4}"#,
     ]
     var result = BatchResult()
-    result.output = Array(rows.map { $0 + "\n" }.joined().utf8)
+    result.output = BatchOutput(Array(rows.map { $0 + "\n" }.joined().utf8))
     let starts = rows.indices.map { index in rows[..<index].map { $0.utf8.count + 1 }.reduce(0, +) }
     // A mark at each row's start, and one at the end.
     result.marks = (starts + [result.output.count]).map {
@@ -31,7 +31,8 @@ struct RowIndexesTests {
       #"{"id":"b","path":".results[104].doc","line":3}"#,
       rows[2],
     ]
-    #expect(String(decoding: result.output, as: UTF8.self) == expected.map { $0 + "\n" }.joined())
+    #expect(
+      String(decoding: result.output.bytes, as: UTF8.self) == expected.map { $0 + "\n" }.joined())
     // "0" became "95" (one byte more), "9" became "104" (two more).
     #expect(result.marks.map(\.output) == [0, starts[1] + 1, starts[2] + 3, result.output.count])
   }
@@ -40,10 +41,10 @@ struct RowIndexesTests {
   func escapedLookAlike() {
     var result = BatchResult()
     let row = #"{"id":"x\"path\":\".results[3","path":".results[3].doc"}"# + "\n"
-    result.output = Array(row.utf8)
+    result.output = BatchOutput(Array(row.utf8))
     result.addToRowIndexes(1, after: prefix, before: result.output.count)
     #expect(
-      String(decoding: result.output, as: UTF8.self)
+      String(decoding: result.output.bytes, as: UTF8.self)
         == #"{"id":"x\"path\":\".results[3","path":".results[4].doc"}"# + "\n")
   }
 }

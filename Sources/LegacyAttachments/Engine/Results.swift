@@ -191,8 +191,9 @@ struct Results: ~Copyable {
     }
   }
 
-  /// Copies everything into `batch` (marks moved to its coordinates) and hands it over. (A
-  /// batch ends between whole documents: nothing is held back at its end.)
+  /// Moves everything into `batch` (marks moved to its coordinates) and hands it over: the
+  /// output buffer itself, so that the bytes are not copied, the rest by copying. (A batch ends
+  /// between whole documents: nothing is held back at its end.)
   mutating func move(into batch: inout BatchResult) {
     let base = delivered
     for mark in marks {
@@ -203,12 +204,14 @@ struct Results: ~Copyable {
           diagnostics: batch.diagnostics.count + mark.diagnostics - base.diagnostics,
           rejectsComplete: mark.rejectsComplete))
     }
-    batch.output.append(contentsOf: output.bytes)
+    let outputCount = output.count
+    batch.output.append(taking: &output)
+    delivered.output += outputCount
     batch.rejects.append(contentsOf: rejects.bytes)
     batch.diagnostics.append(contentsOf: diagnostics)
     handedOver(
       through: ResultMark(
-        output: outputPosition, rejects: base.rejects + rejects.count,
+        output: delivered.output, rejects: base.rejects + rejects.count,
         diagnostics: base.diagnostics + diagnostics.count),
       marks: marks.count)
   }

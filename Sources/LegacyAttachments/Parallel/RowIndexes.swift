@@ -8,27 +8,30 @@ extension BatchResult {
   mutating func addToRowIndexes(_ delta: Int, after prefix: [UInt8], before end: Int) {
     var patched: [UInt8] = []
     var shifts: [(at: Int, by: Int)] = []
-    var copied = 0
-    var from = 0
-    while let found = Self.find(prefix, in: output, from: from), found < end {
-      let digitsStart = found + prefix.count
-      var digitsEnd = digitsStart
-      var value = 0
-      while digitsEnd < output.count, output[digitsEnd] >= 0x30, output[digitsEnd] <= 0x39 {
-        value = value * 10 + Int(output[digitsEnd] - 0x30)
-        digitsEnd += 1
+    output.withUnsafeBytes { raw in
+      let output = raw.assumingMemoryBound(to: UInt8.self)
+      var copied = 0
+      var from = 0
+      while let found = Self.find(prefix, in: output, from: from), found < end {
+        let digitsStart = found + prefix.count
+        var digitsEnd = digitsStart
+        var value = 0
+        while digitsEnd < output.count, output[digitsEnd] >= 0x30, output[digitsEnd] <= 0x39 {
+          value = value * 10 + Int(output[digitsEnd] - 0x30)
+          digitsEnd += 1
+        }
+        if patched.isEmpty { patched.reserveCapacity(output.count + output.count / 16) }
+        patched.append(contentsOf: output[copied..<digitsStart])
+        let digits = Array(String(value + delta).utf8)
+        patched.append(contentsOf: digits)
+        shifts.append((digitsEnd, digits.count - (digitsEnd - digitsStart)))
+        copied = digitsEnd
+        from = digitsEnd
       }
-      if patched.isEmpty { patched.reserveCapacity(output.count + output.count / 16) }
-      patched.append(contentsOf: output[copied..<digitsStart])
-      let digits = Array(String(value + delta).utf8)
-      patched.append(contentsOf: digits)
-      shifts.append((digitsEnd, digits.count - (digitsEnd - digitsStart)))
-      copied = digitsEnd
-      from = digitsEnd
+      if !shifts.isEmpty { patched.append(contentsOf: output[copied...]) }
     }
     guard !shifts.isEmpty else { return }
-    patched.append(contentsOf: output[copied...])
-    output = patched
+    output = BatchOutput(patched)
     // Marks and shifts are both in output order.
     var shift = 0
     var next = 0
@@ -41,25 +44,24 @@ extension BatchResult {
     }
   }
 
-  private static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
-    haystack.withUnsafeBufferPointer { bytes in
-      needle.withUnsafeBufferPointer { pattern in
-        var position = start
-        while position + pattern.count <= bytes.count {
-          guard
-            let hit = memchr(
-              bytes.baseAddress! + position, Int32(pattern[0]), bytes.count - position)
-          else { return nil }
-          position = bytes.baseAddress!.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-          if position + pattern.count <= bytes.count
-            && memcmp(bytes.baseAddress! + position, pattern.baseAddress!, pattern.count) == 0
-          {
-            return position
-          }
-          position += 1
+  private static func find(
+    _ needle: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, from start: Int
+  ) -> Int? {
+    needle.withUnsafeBufferPointer { pattern in
+      var position = start
+      while position + pattern.count <= bytes.count {
+        guard
+          let hit = memchr(bytes.baseAddress! + position, Int32(pattern[0]), bytes.count - position)
+        else { return nil }
+        position = bytes.baseAddress!.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+        if position + pattern.count <= bytes.count
+          && memcmp(bytes.baseAddress! + position, pattern.baseAddress!, pattern.count) == 0
+        {
+          return position
         }
-        return nil
+        position += 1
       }
+      return nil
     }
   }
 }

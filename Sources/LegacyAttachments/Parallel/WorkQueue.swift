@@ -13,17 +13,60 @@ struct Batch: Sendable {
   var listElementsBefore = 0
 }
 
-/// A batch's input: the very buffer the reader read it into, handed over rather than copied
-/// (the reader is the one thread every batch waits for). Read-only once made.
+/// Bytes handed from one thread to another in the very buffer they were made in, rather than
+/// copied: a batch's input (the buffer the reader read it into; the reader is the one thread
+/// every batch waits for), a batch's output (the worker's own output buffer). Read-only once
+/// made.
 final class BatchBytes: @unchecked Sendable {
   let buffer: ByteBuffer
 
   init(taking buffer: consuming ByteBuffer) { self.buffer = buffer }
 }
 
+/// A batch's output: the worker's output buffer itself, taken whole (the worker goes on with an
+/// empty one as large), or bytes put together here when there is more than one piece or rows
+/// were patched (``BatchResult/addToRowIndexes(_:after:before:)``).
+struct BatchOutput: Sendable {
+  private var taken: BatchBytes? = nil
+  private var assembled: [UInt8] = []
+
+  init() {}
+
+  init(_ bytes: [UInt8]) { assembled = bytes }
+
+  var count: Int { taken?.buffer.count ?? assembled.count }
+
+  /// A copy of the bytes (for tests and messages).
+  var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+
+  func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows
+    -> Result
+  {
+    if let taken { return try body(UnsafeRawBufferPointer(taken.buffer.bytes)) }
+    return try assembled.withUnsafeBytes(body)
+  }
+
+  /// Adds what `buffer` holds and leaves it empty: the first piece by taking the buffer itself
+  /// (and leaving an empty one of the same capacity in its place), any later one by copying.
+  mutating func append(taking buffer: inout ByteBuffer) {
+    if count == 0 && taken == nil {
+      var replacement = ByteBuffer(capacity: buffer.capacity)
+      swap(&replacement, &buffer)
+      taken = BatchBytes(taking: replacement)
+      return
+    }
+    if let taken {
+      assembled = Array(taken.buffer.bytes)
+      self.taken = nil
+    }
+    assembled.append(contentsOf: buffer.bytes)
+    buffer.count = 0
+  }
+}
+
 /// What converting one batch produced.
 struct BatchResult: Sendable {
-  var output: [UInt8] = []
+  var output = BatchOutput()
   var rejects: [UInt8] = []
   var diagnostics: [ConversionDiagnostic] = []
   /// Where each reject and diagnostic falls among the output (``Results``).
