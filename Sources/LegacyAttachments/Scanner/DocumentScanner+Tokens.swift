@@ -268,7 +268,6 @@ extension DocumentScanner {
     case .members(let stopAt):
       // A run starts with this key: its compact text is the key and what follows.
       beginDocument(at: tokenInputStart)
-      tokenStart = 0
       tokenEnd = envelopeToken.end - tokenInputStart
       document.isEnvelopeValue = true
       document.isMemberRun = true
@@ -284,7 +283,6 @@ extension DocumentScanner {
         preconditionFailure("only a container is read through")
       }
       beginDocument(at: tokenInputStart)
-      tokenStart = 0
       tokenEnd = envelopeToken.end - tokenInputStart
       document.isEnvelopeValue = true
       document.rootKind = isArray ? .array : .object
@@ -293,7 +291,6 @@ extension DocumentScanner {
       return .next
     case .document:
       beginDocument(at: tokenInputStart)
-      tokenStart = 0
       tokenEnd = envelopeToken.end - tokenInputStart
       switch envelopeToken.kind {
       case .open(let isArray):

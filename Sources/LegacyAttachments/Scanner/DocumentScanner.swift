@@ -93,8 +93,7 @@ struct DocumentScanner: ~Copyable {
 
   // MARK: The current token
 
-  /// The current token in compact-text coordinates.
-  var tokenStart = 0
+  /// The end of the current token in compact-text coordinates.
   var tokenEnd = 0
   /// Where the current token starts in the input.
   var tokenInputStart = StreamOffset.zero
@@ -205,11 +204,10 @@ private let comma = UInt8(ascii: ",")
 private let colon = UInt8(ascii: ":")
 
 extension DocumentScanner {
-  /// Finds the token yajl just reported: sets ``tokenStart``/``tokenEnd`` in compact-text
-  /// coordinates and, when copying, appends it (with its separator) to ``text``. Starts a
-  /// document when the token is a document's first. Returns the token's span (the same two
-  /// offsets, handed over in registers: reading back the two fields just stored as one 16-byte
-  /// value stalls store forwarding), or nil when the parse must stop.
+  /// Finds the token yajl just reported: sets ``tokenEnd`` in compact-text coordinates and,
+  /// when copying, appends the token (with its separator) to ``text``. Returns the token's span
+  /// in compact-text coordinates (in registers: its start is kept nowhere else), or nil when the
+  /// parse must stop.
   ///
   /// The inline part handles the common case, a token inside a compact document; everything
   /// else (whitespace, copying, document boundaries) is out of line.
@@ -228,7 +226,7 @@ extension DocumentScanner {
       return tokenLocated(at: position, end: fixedTokenEnd(from: position, length: length))
     }
     let end = chunk.lowerBound + yajl_get_bytes_consumed(handle)
-    return locateSlowly(end: end) ? Span(start: tokenStart, end: tokenEnd) : nil
+    return locateSlowly(end: end)
   }
 
   /// ``locateToken()`` for a token whose text yajl hands over: a string or a key (`quoted`, the
@@ -250,7 +248,7 @@ extension DocumentScanner {
   @inline(__always)
   mutating func locateToken(end: StreamOffset) -> Span? {
     if let position = compactTokenStart() { return tokenLocated(at: position, end: end) }
-    return locateSlowly(end: end) ? Span(start: tokenStart, end: tokenEnd) : nil
+    return locateSlowly(end: end)
   }
 
   /// Where the current token starts, when it is inside a document whose compact text is the
@@ -281,7 +279,6 @@ extension DocumentScanner {
   mutating func tokenLocated(at position: StreamOffset, end: StreamOffset) -> Span {
     let token = Span(start: position - document.start, end: end - document.start)
     tokenInputStart = position
-    tokenStart = token.start
     tokenEnd = token.end
     previousEnd = end
     return token
@@ -289,10 +286,12 @@ extension DocumentScanner {
 
   /// The out-of-line part of ``locateToken(end:)``.
   @inline(never)
-  mutating func locateSlowly(end: StreamOffset) -> Bool {
-    if frames.count == 0 { return locateOutsideDocument(end: end) }
+  mutating func locateSlowly(end: StreamOffset) -> Span? {
+    if frames.count == 0 {
+      return locateOutsideDocument(end: end) ? Span(start: 0, end: 0) : nil
+    }
     var position = previousEnd
-    guard let separator = skipToToken(&position) else { return false }
+    guard let separator = skipToToken(&position) else { return nil }
     if !copying {
       // Whitespace inside the document: from here on its compact text is copied.
       text.count = 0
@@ -303,11 +302,11 @@ extension DocumentScanner {
     }
     if separator != 0 { text.append(separator) }
     tokenInputStart = position
-    tokenStart = text.count
+    let start = text.count
     text.append(view.pointer(at: position), count: end - position)
     tokenEnd = text.count
     previousEnd = end
-    return true
+    return Span(start: start, end: tokenEnd)
   }
 
   /// Skips from `position` the whitespace, the separator (`,` or `:`) if one is there, and the
@@ -358,7 +357,6 @@ extension DocumentScanner {
   {
     previousEnd = end
     tokenInputStart = position
-    tokenStart = 0
     tokenEnd = 0
     envelopeToken.separator = separator
     envelopeToken.endsRun = false
