@@ -29,6 +29,35 @@ struct InputWindowTests {
     #expect(!small && large)
   }
 
+  @Test(
+    "a batch's bytes are shown in place, and copied (only what is kept) when the window changes")
+  func adoptedBytes() {
+    var bytes = ByteBuffer(capacity: 16)
+    Array("{\"a\":1}\n{\"b\":2}\n".utf8).withUnsafeBufferPointer { bytes.append($0) }
+    let batch = BatchBytes(taking: bytes)
+    var window = InputWindow(capacity: 16)
+    window.adopt(batch)
+    #expect(window.view.pointer(at: .zero) == UnsafePointer(batch.buffer.base))
+    #expect(window.end == StreamOffset(16) && window.lastByte == UInt8(ascii: "\n"))
+    let full = window.isFull(adding: 1)
+    #expect(full)
+    // A discard copies what is kept, no more, into the window's own buffer.
+    window.discard(before: StreamOffset(8))
+    #expect(window.view.pointer(at: StreamOffset(8)) != UnsafePointer(batch.buffer.base + 8))
+    #expect(window.start == StreamOffset(8) && window.end == StreamOffset(16))
+    #expect(window.view[StreamOffset(10)] == UInt8(ascii: "b"))
+    append("{}", to: &window)
+    #expect(window.end == StreamOffset(18) && window.view[StreamOffset(17)] == UInt8(ascii: "}"))
+    // An append copies all of an adopted batch first.
+    var other = InputWindow(capacity: 16)
+    other.adopt(batch)
+    append("x", to: &other)
+    #expect(other.end == StreamOffset(17) && other.view[StreamOffset(5)] == UInt8(ascii: "1"))
+    #expect(other.view[StreamOffset(16)] == UInt8(ascii: "x"))
+    other.restart()
+    #expect(other.end == .zero)
+  }
+
   @Test("the newline search: first, last, and the first line that starts with a byte")
   func newlineSearch() {
     var window = InputWindow(capacity: 16)

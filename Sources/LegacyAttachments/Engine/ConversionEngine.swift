@@ -174,6 +174,19 @@ final class ConversionEngine {
     parseAvailable(final: false)
   }
 
+  /// ``feed(_:)`` for a batch's input: an empty window reads it in place instead of copying it
+  /// (``InputWindow/adopt(_:)``).
+  func feed(adopting bytes: BatchBytes) {
+    guard stop == nil, bytes.buffer.count > 0 else { return }
+    guard window.end == window.start else {
+      return feed(UnsafeRawBufferPointer(bytes.buffer.bytes))
+    }
+    window.adopt(bytes)
+    windowChanged()
+    statistics.bytesIn += bytes.buffer.count
+    parseAvailable(final: false)
+  }
+
   /// Appends `bytes` of the current input without converting anything yet: for an input that
   /// is whole in memory and ends now (``finishReading()`` converts it), where looking for line
   /// ends first would only read it twice.

@@ -8,6 +8,9 @@ import Glibc
 /// asking for it traps rather than reading other bytes.
 struct InputWindow: ~Copyable {
   private var storage: ByteBuffer
+  /// A batch's input, shown in place instead of copied into ``storage`` (``adopt(_:)``), which
+  /// is empty meanwhile. Any change to the window first copies what it still needs of them.
+  private var adopted: BatchBytes? = nil
   /// The stream offset of the first byte held.
   private(set) var start = StreamOffset.zero
 
@@ -21,26 +24,51 @@ struct InputWindow: ~Copyable {
   var capacity: Int { storage.capacity }
 
   /// The stream offset just past the last byte held.
-  var end: StreamOffset { start + storage.count }
+  var end: StreamOffset { start + (adopted?.buffer.count ?? storage.count) }
 
   /// The bytes held, as a view that stays valid until the window next changes.
-  var view: InputView { InputView(base: storage.base, start: start, end: end) }
+  var view: InputView {
+    InputView(base: adopted?.buffer.base ?? storage.base, start: start, end: end)
+  }
 
   /// Whether appending `count` more bytes needs more room than the buffer has: the moment to
-  /// discard what is no longer needed (``discard(before:)``) before the buffer grows.
-  func isFull(adding count: Int) -> Bool { storage.count + count > storage.capacity }
+  /// discard what is no longer needed (``discard(before:)``) before the buffer grows. (Bytes
+  /// shown in place leave no room: they are copied first.)
+  func isFull(adding count: Int) -> Bool {
+    adopted != nil || storage.count + count > storage.capacity
+  }
+
+  /// Shows `bytes` (a batch's input, read-only) as the window's, in place: an empty window
+  /// holds them without copying them, until it next changes.
+  mutating func adopt(_ bytes: BatchBytes) {
+    precondition(adopted == nil && storage.count == 0, "adopting into a window that holds bytes")
+    adopted = bytes
+    if let last = bytes.buffer.bytes.last { lastByte = last }
+  }
+
+  /// Copies the adopted bytes from `offset` on into the window's own buffer (before a change).
+  private mutating func ownAdoptedBytes(from offset: StreamOffset) {
+    guard adopted != nil else { return }
+    let kept = view.bytes(from: offset, to: end)
+    storage.count = 0
+    storage.append(kept)
+    adopted = nil
+    start = offset
+  }
 
   /// The last byte of the input so far, held or not (nil before the first).
   private(set) var lastByte: UInt8? = nil
 
   /// Appends `bytes` (read by someone else).
   mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    ownAdoptedBytes(from: start)
     storage.append(bytes)
     if let last = bytes.last { lastByte = last }
   }
 
   /// Appends one byte (the newline added after an input's last line).
   mutating func append(_ byte: UInt8) {
+    ownAdoptedBytes(from: start)
     storage.append(byte)
     lastByte = byte
   }
@@ -49,6 +77,7 @@ struct InputWindow: ~Copyable {
   /// the end of the file.
   mutating func read(from descriptor: SystemFileDescriptor, maximum: Int) throws(SystemErrno) -> Int
   {
+    ownAdoptedBytes(from: start)
     storage.reserve(maximum)
     let free = UnsafeMutableRawBufferPointer(start: storage.base + storage.count, count: maximum)
     let count = try descriptor.read(into: free)
@@ -60,6 +89,7 @@ struct InputWindow: ~Copyable {
   /// Forgets the bytes before `offset`.
   mutating func discard(before offset: StreamOffset) {
     precondition(offset >= start && offset <= end, "discarding bytes the window does not hold")
+    if adopted != nil { return ownAdoptedBytes(from: offset) }
     storage.removeFirst(offset - start)
     start = offset
   }
@@ -69,6 +99,7 @@ struct InputWindow: ~Copyable {
   /// least `capacity` bytes.
   mutating func split(at offset: StreamOffset, capacity: Int) -> ByteBuffer {
     precondition(offset >= start && offset <= end, "splitting outside the window")
+    ownAdoptedBytes(from: start)
     let rest = end - offset
     var taken = ByteBuffer(capacity: max(capacity, rest + capacity / 2))
     taken.append(view.pointer(at: offset), count: rest)
@@ -80,6 +111,7 @@ struct InputWindow: ~Copyable {
 
   /// Empties the window for a new input, whose first byte is stream offset 0.
   mutating func restart() {
+    adopted = nil
     storage.count = 0
     lastByte = nil
     storage.shrink(ifAbove: 1 << 22)

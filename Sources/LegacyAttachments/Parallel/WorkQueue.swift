@@ -127,7 +127,7 @@ func convertBatch(
     start: result.startedAt, elementsBefore: elementsBefore,
     listElementsBefore: result.listElementsBefore)
   if let carry { carry.withUnsafeBytes { engine.feed($0) } }
-  engine.feed(UnsafeRawBufferPointer(batch.bytes.buffer.bytes))
+  engine.feed(adopting: batch.bytes)
   if batch.isLast {
     result.outcome = engine.finishReading()
   } else {
