@@ -44,6 +44,9 @@ struct WriterWorkspace: ~Copyable {
   var bodies = BodyWorkspace()
   /// `--upgrade`: the plan `findProblems` made for the document `write` converts next.
   var upgradePlan: UpgradeWriter.Plan? = nil
+  /// Pull: what `findProblems` decided for each entry of the document `write` converts next
+  /// (``PullWriter/EntryDecisions``), so that no entry is matched against the blobs twice.
+  var pullDecisions = PullWriter.EntryDecisions()
 
   /// ``documentPath`` when the document has one.
   var path: UnsafeBufferPointer<UInt8>? { hasDocumentPath ? documentPath.bytes : nil }

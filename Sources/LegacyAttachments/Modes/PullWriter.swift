@@ -26,7 +26,7 @@ struct PullWriter: DocumentWriter {
   }
 
   /// What pull does with one entry of `_attachments`.
-  private enum Fate: Equatable {
+  fileprivate enum Fate: Equatable {
     /// It mirrors no blob, and its name is a real attachment's: untouched.
     case unmatched
     /// Its name is one push makes, but it mirrors no blob: kept, with a warning saying why.
@@ -39,6 +39,43 @@ struct PullWriter: DocumentWriter {
     case invalidData
     /// With `--blobs`: its bytes are saved in the store, then it is removed.
     case stored
+  }
+
+  /// What write does with an entry, as `findProblems` found it.
+  enum EntryAction: UInt8, BitwiseCopyable {
+    /// Not decided yet: write works it out.
+    case undecided
+    case kept
+    case removed
+    case stored
+
+    fileprivate init(_ fate: Fate) {
+      switch fate {
+      case .removed: self = .removed
+      case .stored: self = .stored
+      case .unmatched, .unmatchedSynthesized, .keptForItsBytes, .invalidData: self = .kept
+      }
+    }
+  }
+
+  /// The actions `findProblems` decided for one document's entries, in order, and which
+  /// document they are for (its start in the input and its number of entries).
+  struct EntryDecisions: ~Copyable {
+    var actions = RawStack<EntryAction>(capacity: 16)
+    var document = StreamOffset(-1)
+
+    /// The action decided for entry `index` of `document`, if any.
+    func action(_ index: Int, of document: borrowing ScannedDocument) -> EntryAction {
+      guard self.document == document.start, actions.count == document.entries.count else {
+        return .undecided
+      }
+      return actions[index]
+    }
+
+    mutating func forget() {
+      actions.removeAll()
+      document = StreamOffset(-1)
+    }
   }
 
   /// With `--blobs`: whether the entry's inline bytes are, by their SHA-1, a blob's (off the
@@ -106,12 +143,15 @@ struct PullWriter: DocumentWriter {
     in document: borrowing ScannedDocument, text: UnsafeBufferPointer<UInt8>,
     into problems: inout [Problem], workspace: inout WriterWorkspace
   ) {
+    workspace.pullDecisions.forget()
     guard document.attachments.isSingleObject, !document.entries.isEmpty else { return }
     var matcher = DigestMatcher(text: text, blobs: document.blobs.elements)
+    workspace.pullDecisions.document = document.start
     for entry in document.entries.elements {
       // Only an entry with bytes or a name push makes can be anything but removed or
-      // untouched; the common entry is decided without decoding its name.
+      // untouched; the common entry is decided without decoding its name (by write).
       guard entry.members.data.isPresent || Self.mayBeSynthesized(entry.key, in: text) else {
+        workspace.pullDecisions.actions.push(.undecided)
         continue
       }
       let name = {
@@ -119,7 +159,9 @@ struct PullWriter: DocumentWriter {
           decoding: JSONText.decodeString(
             UnsafeBufferPointer(rebasing: text[entry.key.start..<entry.key.end])), as: UTF8.self)
       }
-      switch fate(of: entry, in: document, &matcher, text: text) {
+      let fate = fate(of: entry, in: document, &matcher, text: text)
+      workspace.pullDecisions.actions.push(EntryAction(fate))
+      switch fate {
       case .unmatched, .removed, .stored:
         continue
       case .unmatchedSynthesized(let reason):
@@ -160,6 +202,7 @@ struct PullWriter: DocumentWriter {
     workspace: inout WriterWorkspace,
     problems: inout [Problem]
   ) -> ConversionIOError? {
+    defer { workspace.pullDecisions.forget() }
     if updatesBlobs {
       return writeUpdatingBlobs(
         document, text: text, to: &output, statistics: &statistics, workspace: &workspace,
@@ -171,8 +214,12 @@ struct PullWriter: DocumentWriter {
     }
     var matcher = DigestMatcher(text: text, blobs: document.blobs.elements)
     workspace.removed.removeAll()
-    for entry in document.entries.elements {
-      switch fate(of: entry, in: document, &matcher, text: text) {
+    for (index, entry) in document.entries.elements.enumerated() {
+      var action = workspace.pullDecisions.action(index, of: document)
+      if action == .undecided {
+        action = EntryAction(fate(of: entry, in: document, &matcher, text: text))
+      }
+      switch action {
       case .removed:
         workspace.removed.push(entry.member)
       case .stored:
@@ -181,7 +228,7 @@ struct PullWriter: DocumentWriter {
         if let failure { return failure }
         guard problems.allSatisfy({ $0.severity != .error }) else { return nil }
         if removes { workspace.removed.push(entry.member) }
-      case .unmatched, .unmatchedSynthesized, .keptForItsBytes, .invalidData:
+      case .kept, .undecided:
         continue
       }
     }
