@@ -46,10 +46,10 @@ extension DocumentScanner {
 
   // MARK: The quick paths (the callbacks try them first)
   //
-  // Each handles the common case of its token, a token inside a compact document that needs
-  // nothing but bookkeeping, whole or not at all: it returns false, having changed nothing, when
-  // the general path must take the token. None makes a call, so that a callback needs no stack
-  // frame for them.
+  // Each handles the common case of its token, a token inside a compact document, whole or not
+  // at all: it returns false, having changed nothing, when the general path must take the
+  // token. None makes a call except on its one rare branch (a member a rule cares about, a
+  // blob), so that a callback needs no stack frame, or a small one, for them.
 
   /// ``scalar(_:text:count:)``'s quick path: a scalar inside a compact document.
   @inline(__always)

@@ -74,8 +74,9 @@ enum MemberKey: UInt8, BitwiseCopyable {
   case follows
   /// `--upgrade`: the top-level property the new blobs go in (`--into`).
   case into
-  // The keys the key callback itself acts on come last, so that one comparison passes the
-  // others (``needsTheWholeKey``).
+  // The keys the key callback itself acts on come last: `_attachments` and an entry (it notes
+  // where their keys are), then the two whose whole text it compares, which its quick path
+  // leaves to the general one with one comparison (``needsTheWholeKey``).
   case attachments  // "_attachments"
   case entry  // any member of `_attachments`
   /// A member of a run of envelope members (``Role/members``): its key is compared with the

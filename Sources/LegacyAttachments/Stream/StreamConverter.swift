@@ -43,9 +43,9 @@ public final class StreamConverter {
   /// on the calling thread. Output is in input order and the same whatever the number.
   public var jobs = 1
   /// Bytes per batch with several jobs: big enough that a worker spends its time in yajl and
-  /// the hand-over is rare, small enough that a batch, its output and the worker's copies of
-  /// them stay in a core's L2 cache (256 KiB: 1.84x of one thread on 2 cores for pull, against
-  /// 1.68x with 1 MiB batches; issue 29). Tests make it tiny to cut documents everywhere.
+  /// the hand-over is rare, small enough that a batch and its output stay in a core's L2 cache
+  /// (256 KiB: 1.84x of one thread on 2 cores for pull, against 1.68x with 1 MiB batches, when
+  /// workers still copied both; issue 29). Tests make it tiny to cut documents everywhere.
   @_spi(Testing) public var batchBytes = 1 << 18
   /// Batches that started between the elements of an envelope begun in an earlier batch and
   /// were written as a worker converted them (for the tests: they show that one envelope was
