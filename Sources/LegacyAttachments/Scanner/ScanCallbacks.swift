@@ -100,50 +100,82 @@ private func context(_ pointer: UnsafeMutableRawPointer?) -> UnsafeMutablePointe
 enum ScanCallbacks {
   static func make() -> yajl_callbacks {
     var callbacks = yajl_callbacks()
-    // Each tries its token's quick path, then, in a call it makes last, the general one.
-    callbacks.yajl_null = { pointer in
-      if context(pointer).pointee.scanner.scalarQuickly(.null) { return 1 }
-      return ScanContext.scalar(context(pointer), .null)
-    }
-    callbacks.yajl_boolean = { pointer, _ in
-      if context(pointer).pointee.scanner.scalarQuickly(.boolean) { return 1 }
-      return ScanContext.scalar(context(pointer), .boolean)
-    }
+    callbacks.yajl_null = cblattachments_null
+    callbacks.yajl_boolean = cblattachments_boolean
     // Only `yajl_number` is set, so numbers arrive as written, never converted.
-    callbacks.yajl_number = { pointer, text, count in
-      let digits = UnsafeRawPointer(text)?.assumingMemoryBound(to: UInt8.self)
-      if context(pointer).pointee.scanner.scalarQuickly(.number, text: digits, count: count) {
-        return 1
-      }
-      return ScanContext.scalar(context(pointer), .number, text: digits, count: count)
-    }
-    callbacks.yajl_string = { pointer, bytes, count in
-      if context(pointer).pointee.scanner.scalarQuickly(.string, text: bytes, count: count) {
-        return 1
-      }
-      return ScanContext.scalar(context(pointer), .string, text: bytes, count: count)
-    }
-    callbacks.yajl_start_map = { pointer in
-      if context(pointer).pointee.scanner.openQuickly(isArray: false) { return 1 }
-      return ScanContext.open(context(pointer), isArray: false)
-    }
-    callbacks.yajl_map_key = { pointer, bytes, count in
-      let key = bytes.unsafelyUnwrapped
-      if context(pointer).pointee.scanner.keyQuickly(key, count: count) { return 1 }
-      return ScanContext.key(context(pointer), key, count: count)
-    }
-    callbacks.yajl_end_map = { pointer in
-      if context(pointer).pointee.scanner.closeQuickly() { return 1 }
-      return ScanContext.close(context(pointer))
-    }
-    callbacks.yajl_start_array = { pointer in
-      if context(pointer).pointee.scanner.openQuickly(isArray: true) { return 1 }
-      return ScanContext.open(context(pointer), isArray: true)
-    }
-    callbacks.yajl_end_array = { pointer in
-      if context(pointer).pointee.scanner.closeQuickly() { return 1 }
-      return ScanContext.close(context(pointer))
-    }
+    callbacks.yajl_number = cblattachments_number
+    callbacks.yajl_string = cblattachments_string
+    callbacks.yajl_start_map = cblattachments_start_map
+    callbacks.yajl_map_key = cblattachments_map_key
+    callbacks.yajl_end_map = cblattachments_end_container
+    callbacks.yajl_start_array = cblattachments_start_array
+    callbacks.yajl_end_array = cblattachments_end_container
     return callbacks
   }
+}
+
+// The callbacks themselves. Each is a C function (`@c`) whose Swift body is inlined into it, so
+// that yajl's call lands in the body itself rather than in a thunk that jumps there (four
+// instructions a token). Each tries its token's quick path, then, in a call it makes last, the
+// general one.
+
+@c(cblattachments_null) @inline(__always)
+func cblattachments_null(_ pointer: UnsafeMutableRawPointer?) -> Int32 {
+  if context(pointer).pointee.scanner.scalarQuickly(.null) { return 1 }
+  return ScanContext.scalar(context(pointer), .null)
+}
+
+@c(cblattachments_boolean) @inline(__always)
+func cblattachments_boolean(_ pointer: UnsafeMutableRawPointer?, _ value: Int32) -> Int32 {
+  if context(pointer).pointee.scanner.scalarQuickly(.boolean) { return 1 }
+  return ScanContext.scalar(context(pointer), .boolean)
+}
+
+@c(cblattachments_number) @inline(__always)
+func cblattachments_number(
+  _ pointer: UnsafeMutableRawPointer?, _ text: UnsafePointer<CChar>?, _ count: Int
+) -> Int32 {
+  let digits = UnsafeRawPointer(text)?.assumingMemoryBound(to: UInt8.self)
+  if context(pointer).pointee.scanner.scalarQuickly(.number, text: digits, count: count) {
+    return 1
+  }
+  return ScanContext.scalar(context(pointer), .number, text: digits, count: count)
+}
+
+@c(cblattachments_string) @inline(__always)
+func cblattachments_string(
+  _ pointer: UnsafeMutableRawPointer?, _ bytes: UnsafePointer<UInt8>?, _ count: Int
+) -> Int32 {
+  if context(pointer).pointee.scanner.scalarQuickly(.string, text: bytes, count: count) {
+    return 1
+  }
+  return ScanContext.scalar(context(pointer), .string, text: bytes, count: count)
+}
+
+@c(cblattachments_start_map) @inline(__always)
+func cblattachments_start_map(_ pointer: UnsafeMutableRawPointer?) -> Int32 {
+  if context(pointer).pointee.scanner.openQuickly(isArray: false) { return 1 }
+  return ScanContext.open(context(pointer), isArray: false)
+}
+
+@c(cblattachments_start_array) @inline(__always)
+func cblattachments_start_array(_ pointer: UnsafeMutableRawPointer?) -> Int32 {
+  if context(pointer).pointee.scanner.openQuickly(isArray: true) { return 1 }
+  return ScanContext.open(context(pointer), isArray: true)
+}
+
+@c(cblattachments_map_key) @inline(__always)
+func cblattachments_map_key(
+  _ pointer: UnsafeMutableRawPointer?, _ bytes: UnsafePointer<UInt8>?, _ count: Int
+) -> Int32 {
+  let key = bytes.unsafelyUnwrapped
+  if context(pointer).pointee.scanner.keyQuickly(key, count: count) { return 1 }
+  return ScanContext.key(context(pointer), key, count: count)
+}
+
+/// `}` and `]` alike.
+@c(cblattachments_end_container) @inline(__always)
+func cblattachments_end_container(_ pointer: UnsafeMutableRawPointer?) -> Int32 {
+  if context(pointer).pointee.scanner.closeQuickly() { return 1 }
+  return ScanContext.close(context(pointer))
 }
