@@ -372,11 +372,20 @@ struct Framer: ~Copyable {
 
   /// A value of the envelope, or a document, has ended at `end`; `written` says whether it was
   /// written (a rejected document was not), so that the next element knows its comma.
+  @inline(__always)
   mutating func valueEnded(at end: StreamOffset, written: Bool = true, results: inout Results) {
     if valuesAreDocuments {
       writer.endDocumentValue(results: &results)
       return
     }
+    envelopeValueEnded(at: end, written: written, results: &results)
+  }
+
+  /// ``valueEnded(at:written:results:)`` inside an envelope, or where values are not all
+  /// documents.
+  private mutating func envelopeValueEnded(
+    at end: StreamOffset, written: Bool, results: inout Results
+  ) {
     // (A rejected document's separator was never written; the next value sets its own.)
     writer.pendingSeparator = nil
     var unitEnded = false
@@ -581,12 +590,14 @@ struct Framer: ~Copyable {
   // MARK: Documents
 
   /// Before an accepted document's converted text: its separator.
+  @inline(__always)
   mutating func beginDocumentOutput(results: inout Results) {
     writer.beginDocument(atTop: frames.isEmpty, results: &results)
   }
 
   /// After an accepted document's converted text: a `_bulk_docs` run's document ends its line
   /// (``BodyAssembler`` makes bodies of the lines).
+  @inline(__always)
   mutating func endDocumentOutput(results: inout Results) {
     writer.endDocument(results: &results)
   }
