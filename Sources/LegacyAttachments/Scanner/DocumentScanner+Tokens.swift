@@ -62,10 +62,9 @@ extension DocumentScanner {
     case .null: end = fixedTokenEnd(from: position, length: 4)
     case .boolean: end = fixedTokenEnd(from: position, length: 0)
     default:
-      guard let text else { return false }
-      let offset = view.offset(of: text)
-      guard chunk.contains(offset) else { return false }
-      end = offset + count + (kind == .string ? 1 : 0)
+      guard let textEnd = inputTokenEnd(text: text, count: count, quoted: kind == .string)
+      else { return false }
+      end = textEnd
     }
     let parent = frames.base + (frames.count &- 1)
     if parent.pointee.isArray {
@@ -90,10 +89,9 @@ extension DocumentScanner {
     let parent = frames.base + (frames.count &- 1)
     if parent.pointee.isArray { parent.pointee.count &+= 1 }
     frames.pushWithinCapacity(
-      Frame(
+      newFrame(
         role: childRole(of: parent.pointee, isArray: isArray), isArray: isArray,
-        start: token.start, inputStart: position, exclusionsStart: exclusions.count,
-        blobsStart: document.blobs.count))
+        start: token.start))
     return true
   }
 
@@ -132,10 +130,15 @@ extension DocumentScanner {
 
   @inline(__always)
   mutating func pushFrame(role: Role, isArray: Bool, start: Int) {
-    frames.push(
-      Frame(
-        role: role, isArray: isArray, start: start, inputStart: tokenInputStart,
-        exclusionsStart: exclusions.count, blobsStart: document.blobs.count))
+    frames.push(newFrame(role: role, isArray: isArray, start: start))
+  }
+
+  /// The frame of a container that opens with the current token.
+  @inline(__always)
+  func newFrame(role: Role, isArray: Bool, start: Int) -> Frame {
+    Frame(
+      role: role, isArray: isArray, start: start, inputStart: tokenInputStart,
+      exclusionsStart: exclusions.count, blobsStart: document.blobs.count)
   }
 
   /// `}` or `]`.
@@ -186,13 +189,13 @@ extension DocumentScanner {
   /// It makes no call, so that the callback needs no stack frame for it.
   @inline(__always)
   mutating func keyQuickly(_ key: UnsafePointer<UInt8>, count: Int) -> Bool {
-    guard let position = compactTokenStart() else { return false }
-    let text = view.offset(of: key)
-    guard chunk.contains(text) else { return false }
+    guard let position = compactTokenStart(),
+      let end = inputTokenEnd(text: key, count: count, quoted: true)
+    else { return false }
     let frame = frames.base + (frames.count &- 1)
     let pending = settings.memberRules[frame.pointee.role, KeyWord.identify(key, count: count)]
     guard !pending.needsTheWholeKey else { return false }
-    keyLocated(tokenLocated(at: position, end: text + count + 1), in: frame, meaning: pending)
+    keyLocated(tokenLocated(at: position, end: end), in: frame, meaning: pending)
     return true
   }
 

@@ -235,13 +235,20 @@ extension DocumentScanner {
   /// lies, without asking yajl.
   @inline(__always)
   mutating func locateToken(text: UnsafePointer<UInt8>?, count: Int, quoted: Bool) -> Span? {
-    if let text {
-      let offset = view.offset(of: text)
-      if chunk.contains(offset) {
-        return locateToken(end: offset + count + (quoted ? 1 : 0))
-      }
+    if let end = inputTokenEnd(text: text, count: count, quoted: quoted) {
+      return locateToken(end: end)
     }
     return locateToken()
+  }
+
+  /// Where a token whose text yajl hands over ends, when that text is the input itself (in
+  /// the piece being parsed); nil when it is yajl's decoded copy or there is none.
+  @inline(__always)
+  func inputTokenEnd(text: UnsafePointer<UInt8>?, count: Int, quoted: Bool) -> StreamOffset? {
+    guard let text else { return nil }
+    let offset = view.offset(of: text)
+    guard chunk.contains(offset) else { return nil }
+    return offset + count + (quoted ? 1 : 0)
   }
 
   /// ``locateToken()`` for a token ending at `end`.
