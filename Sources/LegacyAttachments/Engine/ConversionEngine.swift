@@ -101,7 +101,8 @@ final class ConversionEngine {
           options: options, view: window.view, textCapacity: capacities.text),
         handler: DocumentHandler(
           options: options, keepsRejects: keepsRejects, outputCapacity: capacities.output,
-          store: store ?? options.blobs.map { BlobStore(options: $0) })))
+          store: store ?? options.blobs.map { BlobStore(options: $0) }),
+        skim: DocumentSkim(options: options, table: callbacks)))
     parser = YajlParser(
       callbacks: callbacks, context: UnsafeMutableRawPointer(context), validateUTF8: false)
     context.pointee.scanner.handle = parser.handle
@@ -111,6 +112,16 @@ final class ConversionEngine {
     context.deinitialize(count: 1)
     context.deallocate()
     callbacks.deallocate()
+  }
+
+  /// Whether documents push and pull leave as they are are skimmed (``DocumentSkim``), and how
+  /// many were, and parsed again after a skim that missed. Tests turn skimming off to compare.
+  var skimsDocuments: Bool {
+    get { context.pointee.skim.allowed }
+    set { if !newValue { context.pointee.skim.turnOff() } }
+  }
+  var skimCounts: (skimmed: Int, rescanned: Int) {
+    (context.pointee.skim.documentsSkimmed, context.pointee.skim.documentsRescanned)
   }
 
   /// How the current input has gone so far.
@@ -383,21 +394,47 @@ final class ConversionEngine {
     return true
   }
 
-  /// Parses `parsePosition..<end` (complete lines, or the rest of the input).
+  /// Parses `parsePosition..<end` (complete lines, or the rest of the input). A skimmed
+  /// document that was not what it seemed is parsed again from its start by a new parser
+  /// (``DocumentSkim``); what came before it stands.
   private func parse(upTo end: StreamOffset) {
-    var end = end
-    let view = window.view
-    let chunk = view.pointer(at: parsePosition)
     // UTF-8 is checked here, strictly, rather than by yajl: yajl parses up to the first bad
     // byte, and unless it finds an earlier error, that byte is the error.
-    let invalid = UTF8Validator.firstInvalid(chunk, count: end - parsePosition)
-    if let invalid { end = parsePosition + invalid }
+    let invalid = UTF8Validator.firstInvalid(
+      window.view.pointer(at: parsePosition), count: end - parsePosition
+    ).map { parsePosition + $0 }
+    while let start = parseOnce(upTo: invalid ?? end, invalid: invalid) {
+      parser = YajlParser(
+        callbacks: callbacks, context: UnsafeMutableRawPointer(context), validateUTF8: false)
+      context.pointee.scanner.handle = parser.handle
+      context.pointee.scanner.restart(at: start)
+      cursor.parsed(to: start)
+    }
+  }
+
+  /// ``parse(upTo:)`` once, up to `end` (the first invalid UTF-8 byte, `invalid`, if there is
+  /// one): returns where a document to parse again starts, or nil.
+  private func parseOnce(upTo end: StreamOffset, invalid: StreamOffset?) -> StreamOffset? {
+    let view = window.view
+    let chunk = view.pointer(at: parsePosition)
     let length = end - parsePosition
     context.pointee.scanner.view = view
     context.pointee.scanner.chunk = parsePosition..<end
     let status = length > 0 ? parser.parse(chunk, count: length) : .ok
-    if status == .ok, let invalid {
-      let offset = parsePosition + invalid
+    if let start = context.pointee.documentToRescan() { return start }
+    settle(status, chunk: chunk, length: length, end: end, invalid: invalid)
+    return nil
+  }
+
+  /// What follows a call to yajl that parsed `length` bytes at `chunk`, up to `end`, short of
+  /// the invalid UTF-8 at `invalid` if there is some: the cursor moves on, or the error or stop
+  /// is handled.
+  private func settle(
+    _ status: YajlStatus, chunk: UnsafePointer<UInt8>, length: Int, end: StreamOffset,
+    invalid: StreamOffset?
+  ) {
+    let view = window.view
+    if status == .ok, let offset = invalid {
       let (message, advice) = describingInput(Messages.invalidUTF8(byte: view[offset]), at: offset)
       malformed(at: offset, message: message, advice: advice)
       return
@@ -416,6 +453,8 @@ final class ConversionEngine {
       case .framing(let offset, let message):
         context.pointee.scanner.interruption = nil
         framingBroken(at: offset, message: message)
+      case .rescan:
+        preconditionFailure("a rescan is taken before the status is settled")
       }
     case .error:
       let yajlMessage = parser.errorMessage(for: chunk, count: length)

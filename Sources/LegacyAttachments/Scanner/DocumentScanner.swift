@@ -23,6 +23,9 @@ enum ScanInterruption {
   case lexical(offset: StreamOffset, message: String)
   /// The input is not framed as it must be (with list framing: not one array).
   case framing(offset: StreamOffset, message: String)
+  /// A skimmed document was not what it seemed (``DocumentSkim``): the engine parses it again,
+  /// from its first byte, with the scanner.
+  case rescan(documentStart: StreamOffset)
 }
 
 /// Which names blobs get while they are scanned.
@@ -194,6 +197,15 @@ struct DocumentScanner: ~Copyable {
     chunk = offset..<offset
     tokenInputStart = offset
     interruption = nil
+  }
+
+  /// A skimmed document (``DocumentSkim``) has ended at `end`, compact: the scanner's state is
+  /// as if it had followed it.
+  mutating func skimmedDocumentEnded(at end: StreamOffset) {
+    tokenInputStart = end - 1
+    tokenEnd = end - document.start
+    previousEnd = end
+    document.end = end
   }
 
   /// The parser was replaced after an error: no container is open any more.

@@ -1,10 +1,13 @@
 internal import CYajl
+import Glibc
 
 /// Everything yajl's callbacks reach, at one fixed address: the scanner that follows the tokens,
 /// and the handler that takes each finished document and each token of an envelope.
 struct ScanContext: ~Copyable {
   var scanner: DocumentScanner
   var handler: DocumentHandler
+  /// The quick way through a document push and pull leave as it is.
+  var skim: DocumentSkim
 
   /// What a callback returns to yajl for `outcome`: 1 to go on, 0 to stop. A finished document
   /// goes to the handler, then the scanner forgets it.
@@ -61,7 +64,9 @@ struct ScanContext: ~Copyable {
   @inline(never)
   static func open(_ scan: UnsafeMutablePointer<ScanContext>, isArray: Bool) -> Int32 {
     if scan.pointee.scanner.frames.isEmpty && scan.pointee.handler.framer.valuesAreDocuments {
-      return scan.pointee.proceed(scan.pointee.scanner.openDocument(isArray: isArray))
+      let outcome = scan.pointee.scanner.openDocument(isArray: isArray)
+      if !isArray && outcome == .next && scan.pointee.skim.allowed { scan.pointee.trySkim() }
+      return scan.pointee.proceed(outcome)
     }
     return scan.pointee.proceed(scan.pointee.scanner.open(isArray: isArray))
   }
@@ -78,6 +83,55 @@ struct ScanContext: ~Copyable {
   @inline(never)
   static func close(_ scan: UnsafeMutablePointer<ScanContext>) -> Int32 {
     scan.pointee.proceed(scan.pointee.scanner.close())
+  }
+
+  // MARK: Skimming (DocumentSkim)
+
+  /// A document has just begun with `{`: it is skimmed, unless skimming rests.
+  @inline(never)
+  mutating func trySkim() {
+    if skim.mayTry(documentAt: scanner.document.start) { skim.begin() }
+  }
+
+  /// The root of a skimmed document has just closed. A compact document with no escape goes to
+  /// the handler; any other is parsed again (``ScanInterruption/rescan(documentStart:)``).
+  @inline(never)
+  static func skimEnded(_ scan: UnsafeMutablePointer<ScanContext>) -> Int32 {
+    let start = scan.pointee.scanner.document.start
+    let end =
+      scan.pointee.scanner.chunk.lowerBound
+      + yajl_get_bytes_consumed(
+        scan.pointee.scanner.handle)
+    guard end - start == scan.pointee.skim.compactLength else { return skimRefused(scan) }
+    scan.pointee.skim.end()
+    scan.pointee.skim.succeeded()
+    scan.pointee.scanner.skimmedDocumentEnded(at: end)
+    return scan.pointee.documentEnded() ? 1 : 0
+  }
+
+  /// A skimmed document must be parsed again by the scanner: the parse stops for that.
+  @inline(never)
+  static func skimRefused(_ scan: UnsafeMutablePointer<ScanContext>) -> Int32 {
+    scan.pointee.skim.end()
+    let start = scan.pointee.scanner.document.start
+    scan.pointee.skim.missed(documentAt: start)
+    scan.pointee.scanner.interruption = .rescan(documentStart: start)
+    return 0
+  }
+
+  /// After a call to yajl: the start of the document to parse again with the scanner, if one
+  /// must be (a skim the call ended inside of, or one that missed), else nil.
+  mutating func documentToRescan() -> StreamOffset? {
+    if skim.isActive {
+      skim.end()
+      skim.missed(documentAt: scanner.document.start)
+      return scanner.document.start
+    }
+    if case .rescan(let start) = scanner.interruption {
+      scanner.interruption = nil
+      return start
+    }
+    return nil
   }
 
   @inline(never)
@@ -119,18 +173,21 @@ enum ScanCallbacks {
 // instructions a token). Each tries its token's quick path, then, in a call it makes last, the
 // general one.
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 @c(cblattachments_null) @inline(__always)
 func cblattachments_null(_ pointer: UnsafeMutableRawPointer?) -> Int32 {
   if context(pointer).pointee.scanner.scalarQuickly(.null) { return 1 }
   return ScanContext.scalar(context(pointer), .null)
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 @c(cblattachments_boolean) @inline(__always)
 func cblattachments_boolean(_ pointer: UnsafeMutableRawPointer?, _ value: Int32) -> Int32 {
   if context(pointer).pointee.scanner.scalarQuickly(.boolean) { return 1 }
   return ScanContext.scalar(context(pointer), .boolean)
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 @c(cblattachments_number) @inline(__always)
 func cblattachments_number(
   _ pointer: UnsafeMutableRawPointer?, _ text: UnsafePointer<CChar>?, _ count: Int
@@ -142,6 +199,7 @@ func cblattachments_number(
   return ScanContext.scalar(context(pointer), .number, text: digits, count: count)
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 @c(cblattachments_string) @inline(__always)
 func cblattachments_string(
   _ pointer: UnsafeMutableRawPointer?, _ bytes: UnsafePointer<UInt8>?, _ count: Int
@@ -152,18 +210,21 @@ func cblattachments_string(
   return ScanContext.scalar(context(pointer), .string, text: bytes, count: count)
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 @c(cblattachments_start_map) @inline(__always)
 func cblattachments_start_map(_ pointer: UnsafeMutableRawPointer?) -> Int32 {
   if context(pointer).pointee.scanner.openQuickly(isArray: false) { return 1 }
   return ScanContext.open(context(pointer), isArray: false)
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 @c(cblattachments_start_array) @inline(__always)
 func cblattachments_start_array(_ pointer: UnsafeMutableRawPointer?) -> Int32 {
   if context(pointer).pointee.scanner.openQuickly(isArray: true) { return 1 }
   return ScanContext.open(context(pointer), isArray: true)
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 @c(cblattachments_map_key) @inline(__always)
 func cblattachments_map_key(
   _ pointer: UnsafeMutableRawPointer?, _ bytes: UnsafePointer<UInt8>?, _ count: Int
@@ -174,6 +235,7 @@ func cblattachments_map_key(
 }
 
 /// `}` and `]` alike.
+// swift-format-ignore: AlwaysUseLowerCamelCase
 @c(cblattachments_end_container) @inline(__always)
 func cblattachments_end_container(_ pointer: UnsafeMutableRawPointer?) -> Int32 {
   if context(pointer).pointee.scanner.closeQuickly() { return 1 }
