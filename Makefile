@@ -29,10 +29,12 @@ demo: release
 ## Every suite on a debug build; the golden, fuzz-regression, differential, invariant and CLI
 ## suites again on the release build that ships (no testable imports: the same compilation as
 ## `make release`); then every example script with that binary.
+# Only failures and each run's summary are printed; `make test TEST_OUTPUT=` prints every test.
+TEST_OUTPUT ?= --quiet
 test: deps
 	$(SWIFT) build
-	$(SWIFT) test --disable-xctest
-	$(SWIFT) test -c release --disable-testable-imports --disable-xctest \
+	$(SWIFT) test --disable-xctest $(TEST_OUTPUT)
+	$(SWIFT) test -c release --disable-testable-imports --disable-xctest $(TEST_OUTPUT) \
 	  --filter 'ConformanceTests|CLITests'
 	examples/run-all.sh $(RELEASE_BIN)
 

@@ -127,6 +127,7 @@ enum CommandMessages {
     case .blobStore?: " (--blobs DIR)"
     case .updateBlobs?: " (--update-blobs)"
     case .multipart?: " (--format multipart)"
+    case .linesFraming?: " (--format lines)"
     }
   }
 

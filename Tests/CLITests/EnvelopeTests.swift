@@ -248,7 +248,28 @@ struct EnvelopeTests {
     expectRun(
       try CLI.run(["--pull", "--docs", ".rows[].doc", "--strict"], stdin: body),
       stdout: "{\"results\":[],\"last_seq\":\"0\"}\n",
-      stderr: "cbl-attachments: <stdin>:1:1: error: no document at .rows[].doc\n", status: 1)
+      stderr: "cbl-attachments: <stdin>:1:1: error: no document at .rows[].doc: no input value has"
+        + " a \"rows\" member; documents one after another are read in lines framing (--format lines)\n",
+      status: 1)
+  }
+
+  @Test("documents one after another read as an envelope: the warning says the path never matched")
+  func documentsReadAsEnvelope() throws {
+    let dump = Array(
+      "{\"_id\":\"a\",\"f\":{\"@type\":\"blob\",\"digest\":\"sha1-x\"}}\n{\"_id\":\"b\"}\n".utf8)
+    let hint = "; documents one after another are read in lines framing (--format lines)\n"
+    for jobs in ["1", "2"] {
+      expectRun(
+        try CLI.run(["--push", "--format", "changes", "-j", jobs], stdin: dump),
+        stdout: String(decoding: dump, as: UTF8.self),
+        stderr: "cbl-attachments: <stdin>:1:1: warning: no document at .results[].doc: no input"
+          + " value has a \"results\" member" + hint, status: 0)
+    }
+    expectRun(
+      try CLI.run(["--pull", "--docs", ".[].doc", "--strict"], stdin: dump),
+      stdout: String(decoding: dump, as: UTF8.self),
+      stderr: "cbl-attachments: <stdin>:1:1: error: no document at .[].doc: no input value is an"
+        + " array" + hint, status: 1)
   }
 
   @Test("--pull --bulk-docs warns that blob-only attachments are lost in Sync Gateway")

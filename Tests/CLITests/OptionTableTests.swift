@@ -66,6 +66,22 @@ struct OptionTableTests {
     #expect(Set(help.compactMap(\.short)) == manual.short)
   }
 
+  @Test("the guide's option table lists every option --help lists")
+  func guideListsEveryOption() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+    let guide = try String(
+      contentsOf: root.appendingPathComponent("docs/guide.md"), encoding: .utf8)
+    // The first cell of each table row, where the guide names modes and options.
+    let named = guide.split(separator: "\n").filter { $0.hasPrefix("| `-") }.map {
+      $0.split(separator: "|", maxSplits: 1).first.map(String.init) ?? ""
+    }.joined(separator: " ")
+    let help = try Self.helpOptions()
+    #expect(help.count > 20, "the help lists the options: \(help.count)")
+    let missing = help.map(\.long).filter { !named.contains("`\($0)") && !named.contains(" \($0)") }
+    #expect(missing.isEmpty, "not in the guide's tables: \(missing)")
+  }
+
   @Test("the parser takes every option --help lists, in each spelling it shows")
   func parserTakesEveryOption() throws {
     let samples = [

@@ -621,7 +621,8 @@ struct ParallelTests {
       #expect(single.output == input)
       #expect(
         single.diagnostics == [
-          "cbl-attachments: in:1:1: \(strict ? "error" : "warning"): no document at .doc"
+          "cbl-attachments: in:1:1: \(strict ? "error" : "warning"): no document at .doc: no input"
+            + #" value has a "doc" member; documents one after another are read in lines framing"#
         ])
       #expect(single.errors == (strict ? 1 : 0))
       for batchBytes in [1, 16, 100] {

@@ -118,6 +118,9 @@ public struct ConversionDiagnostic: Sendable, Hashable, CustomStringConvertible 
     case updateBlobs
     /// Read the input as a MIME multipart body (``MultipartConverter``).
     case multipart
+    /// Read the input as documents one after another (``InputFraming/lines`` with the path
+    /// ``DocumentPath/root``): the path given found nothing, not even its first step.
+    case linesFraming
   }
 
   /// Whether the problem rejects the document (`.error`) or is only reported (`.warning`).

@@ -154,10 +154,10 @@ final class ConversionEngine {
     set { context.pointee.handler.reportsNoDocument = newValue }
   }
 
-  /// Documents found in the earlier pieces of the current input, converted elsewhere.
-  var documentsBefore: Int {
-    get { context.pointee.handler.documentsBefore }
-    set { context.pointee.handler.documentsBefore = newValue }
+  /// What the path found in the earlier pieces of the current input, converted elsewhere.
+  var foundBefore: PathFindings {
+    get { context.pointee.handler.foundBefore }
+    set { context.pointee.handler.foundBefore = newValue }
   }
 
   /// The merged list's elements so far (`--format list`): written here, or added by the
@@ -173,8 +173,8 @@ final class ConversionEngine {
   /// The bytes the input window has room for (it grows to the longest stretch needed at once).
   var inputCapacity: Int { window.capacity }
 
-  /// Documents the path found in the last input (or batch) that ended.
-  private(set) var documentsInLastInput = 0
+  /// What the path found in the last input (or batch) that ended.
+  private(set) var foundInLastInput = PathFindings()
 
   // MARK: Input
 
@@ -792,11 +792,11 @@ final class ConversionEngine {
     stop = nil
     context.pointee.scanner.restart()
     context.pointee.handler.lines = LineCounter()
-    documentsInLastInput = context.pointee.handler.framer.documentsInInput
+    foundInLastInput = context.pointee.handler.framer.findings
     rowsIndexedFromBatchStart = rowsIndexedFromCurrentBatchStart
     listElementsInLastBatch = context.pointee.handler.framer.listElementsWrittenInBatch
     batchStart = .topLevel
-    context.pointee.handler.documentsBefore = 0
+    context.pointee.handler.foundBefore = PathFindings()
     context.pointee.handler.framer.startInput()
   }
 

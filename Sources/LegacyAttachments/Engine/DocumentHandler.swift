@@ -297,14 +297,16 @@ struct DocumentHandler: ~Copyable {
   /// Whether the end of an input reports a path that found no document there. Batches of an
   /// input converted on several threads do not: only the whole input can tell.
   var reportsNoDocument = true
-  /// Documents found in the earlier pieces of this input (converted elsewhere), for that report.
-  var documentsBefore = 0
+  /// What the path found in the earlier pieces of this input (converted elsewhere), for that
+  /// report.
+  var foundBefore = PathFindings()
 
   /// The current input has been read to its end: a path that found no document there says so.
   mutating func inputEnded() {
-    guard reportsNoDocument, framer.pathIsDeep, framer.documentsInInput + documentsBefore == 0
-    else { return }
-    let diagnostic = Self.noDocument(options)
+    var findings = framer.findings
+    findings.add(foundBefore)
+    guard reportsNoDocument, framer.pathIsDeep, findings.documents == 0 else { return }
+    let diagnostic = Self.noDocument(options, findings: findings)
     results.report(diagnostic)
     if diagnostic.severity == .error {
       results.statistics.errors += 1
@@ -314,10 +316,17 @@ struct DocumentHandler: ~Copyable {
   }
 
   /// The report of an input in which the path found no document (an error with `--strict`).
-  static func noDocument(_ options: ConversionOptions) -> ConversionDiagnostic {
-    ConversionDiagnostic(
+  /// When not even the path's first step matched, it says so, and how documents one after
+  /// another are read.
+  static func noDocument(_ options: ConversionOptions, findings: PathFindings)
+    -> ConversionDiagnostic
+  {
+    let path = options.documents
+    let unmatched = findings.pathEntered ? nil : path.steps.first
+    return ConversionDiagnostic(
       severity: options.strict ? .error : .warning, kind: .noDocument, line: 1, column: 1,
-      message: Messages.noDocumentAtPath(options.documents.description))
+      message: Messages.noDocumentAtPath(path.description, firstStepUnmatched: unmatched),
+      advice: unmatched == nil ? nil : .linesFraming)
   }
 
   /// Saves (or, without `--rejects`, counts as skipped) a piece of rejected text; `ends` closes

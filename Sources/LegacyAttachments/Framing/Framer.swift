@@ -68,6 +68,10 @@ struct Framer: ~Copyable {
   let rowsSayWhere: Bool
   /// Documents found in the current input.
   private(set) var documentsInInput = 0
+  /// Whether a value of the current input was on the path below its top (``PathFindings``).
+  private var pathEntered = false
+  /// What the path found in the current input.
+  var findings: PathFindings { PathFindings(documents: documentsInInput, pathEntered: pathEntered) }
   /// Whether the document that just started is an element of an iterated array itself (so a
   /// rejection takes only it), rather than inside a unit.
   private(set) var documentIsElement = true
@@ -155,6 +159,7 @@ struct Framer: ~Copyable {
   mutating func startInput() {
     restart()
     documentsInInput = 0
+    pathEntered = false
     primedEnvelopeOpen = false
     primedRowsEnd = nil
     writer.listElementsAtBatchStart = writer.listElements
@@ -288,6 +293,7 @@ struct Framer: ~Copyable {
       place = placeInEnvelope(separator: token.separator)
     }
     let step = place.step
+    if step >= 1 { pathEntered = true }
     if step == path.count {
       return documentStarts(token, at: place, scalar: scalar, view: view, results: &results)
     }

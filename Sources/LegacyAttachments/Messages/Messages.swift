@@ -258,9 +258,19 @@ enum Messages {
 
   // MARK: InputFraming
 
-  static func noDocumentAtPath(_ path: String) -> String {
-    "no document at \(path)"
+  /// `firstStepUnmatched`: the path's first step, when no input value had it.
+  static func noDocumentAtPath(_ path: String, firstStepUnmatched: DocumentPath.Step?) -> String {
+    let message = "no document at \(path)"
+    switch firstStepUnmatched {
+    case nil: return message
+    case .member(let name)?:
+      return message + ": no input value has a \(ConversionDiagnostic.quoted(name)) member"
+        + readAsLines
+    case .elements?: return message + ": no input value is an array" + readAsLines
+    }
   }
+
+  private static let readAsLines = "; documents one after another are read in lines framing"
 
   static func listNotArray(_ kind: ValueKind) -> String {
     var message =

@@ -29,8 +29,8 @@ final class ParallelRun {
   private var kept: [Int: Batch] = [:]
   /// A document still open at the end of the last batch written, for the next.
   private var carry: (bytes: [UInt8], first: TextPosition)? = nil
-  /// Documents found in the batches written, for the report of an input with none.
-  private var documentsFound = 0
+  /// What the path found in the batches written, for the report of an input with no document.
+  private var found = PathFindings()
   /// Where one pass would go on that batches cannot: from here, the input is converted on this
   /// thread (the bytes from this place to the end of what was read, where they start, whether
   /// that is the start of the input, and where in its structure).
@@ -214,12 +214,12 @@ final class ParallelRun {
 
   /// Writes a batch's result and counts what it found.
   private func write(_ result: BatchResult, isLast: Bool) throws(ConversionIOError) {
-    documentsFound += result.documentsFound
+    found.add(result.found)
     converter.engine.addListElements(result.listElementsWritten)
     try converter.deliver(result)
     if let failure = result.fatalFailure { throw failure }
-    if isLast && result.outcome == .completed && documentsFound == 0 {
-      converter.reportNoDocument()
+    if isLast && result.outcome == .completed && found.documents == 0 {
+      converter.reportNoDocument(findings: found)
     }
     // The documents of a batch count once it is written (reads run ahead of them).
     converter.progressHandler?(total, converter.statistics)
@@ -237,7 +237,7 @@ final class ParallelRun {
         descriptor, name: name, carry: resume.bytes, pending: reader.pendingBytes,
         first: resume.first, atInputStart: resume.atInputStart, start: resume.start,
         elementsBefore: resume.elementsBefore, alreadyRead: total,
-        documentsBefore: documentsFound, readFailure: readFailure)
+        foundBefore: found, readFailure: readFailure)
     }
     return try converter.continueOnThisThread(
       descriptor, name: name, carry: carry?.bytes, pending: reader.pendingBytes,
@@ -245,6 +245,6 @@ final class ParallelRun {
       atInputStart: reader.atInputStart && carry == nil,
       start: carry == nil ? nextStart ?? .topLevel : .topLevel,
       elementsBefore: carry == nil ? elementsBefore : 0, alreadyRead: total,
-      documentsBefore: documentsFound, readFailure: readFailure)
+      foundBefore: found, readFailure: readFailure)
   }
 }

@@ -78,8 +78,8 @@ struct BatchResult: Sendable {
   var carryStart = TextPosition(line: 1, column: 1)
   /// A failure of the blob store that ended the run.
   var fatalFailure: ConversionIOError? = nil
-  /// Documents the path found in the batch (for the report of an input that has none).
-  var documentsFound = 0
+  /// What the path found in the batch (for the report of an input with no document).
+  var found = PathFindings()
   /// The carry is an envelope whose documents are array elements: one value, cut nowhere, so
   /// the input goes on on one thread from its start.
   var carryIsEnvelope = false
@@ -144,7 +144,7 @@ func convertBatch(
     }
   }
   engine.moveResults(into: &result)
-  result.documentsFound = engine.documentsInLastInput
+  result.found = engine.foundInLastInput
   result.rowsIndexedFromBatchStart = engine.rowsIndexedFromBatchStart
   result.listElementsWritten = engine.listElementsInLastBatch
   result.fatalFailure = engine.fatalFailure

@@ -188,13 +188,13 @@ public final class StreamConverter {
     _ descriptor: SystemFileDescriptor, name: String, carry: [UInt8]?,
     pending: UnsafeRawBufferPointer,
     first: TextPosition, atInputStart: Bool, start: BatchStart, elementsBefore: Int,
-    alreadyRead: Int, documentsBefore: Int, readFailure: SystemErrno? = nil
+    alreadyRead: Int, foundBefore: PathFindings, readFailure: SystemErrno? = nil
   ) throws(ConversionIOError) -> InputOutcome {
     engine.lineAtATime = false
     engine.beginBatch(
       first: first, atInputStart: atInputStart, start: start, elementsBefore: elementsBefore)
     engine.reportsNoDocument = true
-    engine.documentsBefore = documentsBefore
+    engine.foundBefore = foundBefore
     engine.statistics.bytesIn -= (carry?.count ?? 0) + pending.count
     if let carry {
       var failure: ConversionIOError? = nil
@@ -281,9 +281,9 @@ public final class StreamConverter {
 
   /// Reports that the path found no document in the input just converted in batches (which
   /// cannot tell it each on its own).
-  func reportNoDocument() {
+  func reportNoDocument(findings: PathFindings) {
     guard !options.documents.steps.isEmpty else { return }
-    let diagnostic = DocumentHandler.noDocument(options)
+    let diagnostic = DocumentHandler.noDocument(options, findings: findings)
     if diagnostic.severity == .error {
       statisticsOffset.errors += 1
     } else {
