@@ -102,6 +102,22 @@ struct LibraryMessageTests {
     #expect(result.diagnostics.allSatisfy { !$0.message.contains("--") }, "\(result.diagnostics)")
   }
 
+  @Test(
+    "an NDJSON dump read as a _changes body: the advice is lines framing, the message names no option"
+  )
+  func linesFramingAdvice() {
+    var options = ConversionOptions(mode: .push)
+    options.documents = .changes
+    let result = CBLAttachments.convertStream(
+      Array(#"{"_id":"a"}"#.utf8) + [0x0A], options: options)
+    #expect(result.diagnostics.map(\.advice) == [.linesFraming])
+    #expect(result.diagnostics.allSatisfy { !$0.message.contains("--") }, "\(result.diagnostics)")
+    options.documents = .allDocs
+    let empty = CBLAttachments.convertStream(
+      Array(#"{"total_rows":0,"rows":[]}"#.utf8), options: options)
+    #expect(empty.diagnostics.map(\.advice) == [nil], "\(empty.diagnostics)")
+  }
+
   @Test("check details, list framing errors and document path errors name no option either")
   func details() throws {
     let findings = CBLAttachments.convertStream(
