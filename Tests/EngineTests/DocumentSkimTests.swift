@@ -2,6 +2,7 @@
 // run of `make test` covers the build that ships with ConformanceTests and CLITests.
 #if DEBUG
 
+import TestSupport
 import Testing
 
 @_spi(Testing) import LegacyAttachments
@@ -200,6 +201,62 @@ struct DocumentSkimTests {
   func documentAcrossPieces() {
     let long = "{\"k\":[" + (0..<20000).map { "\"v\($0)\"" }.joined(separator: ",") + "]}"
     compare(Self.plain[0] + "\n" + long + "\n" + Self.plain[1] + "\n", chunks: [1000, 1 << 20])
+  }
+
+  @Test(
+    "a skim gives up after DocumentSkim.longest bytes: a miss at a long document's end costs no more"
+  )
+  func longDocumentIsNotSkimmedWhole() {
+    // Plain, then a blob after more than `longest` bytes, then plain: in one piece, each long
+    // document is skimmed only up to the limit, so the second is never skimmed at all (resting).
+    let values = (0..<DocumentSkim.longest).map { "\($0 % 10)" }.joined(separator: ",")
+    let blob = #","p":{"@type":"blob","digest":"sha1-AAAA","length":3}"#
+    let longPlain = #"{"n":["# + values + "]}"
+    let longBlob = #"{"n":["# + values + "]" + blob + "}"
+    for line in [longPlain, longBlob] {
+      let text = Self.plain[0] + "\n" + line + "\n" + Self.plain[1] + "\n"
+      let input = Array(text.utf8)
+      let (result, counts) = run(
+        input, Self.options(.push), chunk: input.count, capacities: .standard, skims: true)
+      #expect(counts.skimmed == 1 && counts.rescanned == 1, "\(counts)")
+      let scanned = run(
+        input, Self.options(.push), chunk: input.count, capacities: .standard, skims: false)
+      #expect(result == scanned.run)
+    }
+  }
+
+  @Test("where a quarter of the documents would miss, skims soon become rare")
+  func frequentMissesMakeSkimsRare() {
+    // One document in four has a blob at its end: a miss there costs the document parsed twice,
+    // more than three skims save, so the count of misses must outgrow what skims forgive.
+    var generator = SplitMix64(seed: 3)
+    let lines = (0..<4000).map { index in
+      let blob = generator.next() % 4 == 0
+      return #"{"_id":"d\#(index)","tags":["a","b"],"n":\#(index)"#
+        + (blob ? #","p":{"@type":"blob","digest":"sha1-AAAA","length":3}}"# : "}")
+    }
+    let input = Array((lines.joined(separator: "\n") + "\n").utf8)
+    let (result, counts) = run(
+      input, Self.options(.push), chunk: input.count, capacities: .standard, skims: true)
+    #expect(counts.rescanned <= 40, "\(counts)")
+    let scanned = run(
+      input, Self.options(.push), chunk: input.count, capacities: .standard, skims: false)
+    #expect(result == scanned.run)
+  }
+
+  @Test("where one document in twenty would miss, most plain ones are still skimmed")
+  func rareMissesKeepSkimming() {
+    let lines = (0..<4000).map { index in
+      #"{"_id":"d\#(index)","n":\#(index)"#
+        + (index % 20 == 7 ? #","p":{"@type":"blob","digest":"sha1-AAAA","length":3}}"# : "}")
+    }
+    let input = Array((lines.joined(separator: "\n") + "\n").utf8)
+    let (result, counts) = run(
+      input, Self.options(.push), chunk: input.count, capacities: .standard, skims: true)
+    #expect(counts.skimmed >= 4000 * 19 / 20 * 8 / 10, "\(counts)")
+    let scanned = run(
+      input, Self.options(.push), chunk: input.count, capacities: .standard, skims: false)
+    #expect(result == scanned.run)
   }
 }
 

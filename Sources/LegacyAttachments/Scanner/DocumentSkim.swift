@@ -12,12 +12,13 @@ import Glibc
 /// count plus its commas; it then goes to the handler as the scanner would have handed it over.
 ///
 /// Anything else makes the engine parse the document again from its first byte with the scanner
-/// (``ScanInterruption/rescan(documentStart:)``): a key `@type` or `_attachments`, a length that
-/// differs, an error, or the end of the piece being parsed before the document's (a skim never
-/// outlives one call to yajl). After a miss, skimming rests for 2^m documents, m counting the
-/// misses (up to 12, 4,096 documents) less the documents skimmed since: an input whose documents
-/// have blobs, or whitespace, is parsed again a few times, not once per document, and one whose
-/// documents are mostly plain is skimmed again soon after one that is not.
+/// (``ScanInterruption/rescan(documentStart:)``): a key `@type` or `_attachments` at any depth,
+/// a length that differs (whitespace, an escape), an error, more than ``longest`` bytes, or the
+/// end of the piece being parsed before the document's (a skim never outlives one call to
+/// yajl). After a miss, skimming rests for 2^m documents, m counting the misses (up to 12,
+/// 4,096 documents) less one for every ``successesPerMissForgiven`` documents skimmed since: an
+/// input where more than about one document in nine would miss soon skims rarely, and one
+/// whose documents are mostly plain is skimmed again soon after one that is not.
 struct DocumentSkim {
   /// Whether the run's options let documents be skimmed: push or pull with nothing carried or
   /// matched by name (no `--blobs`, no `--update-blobs`). The framer says whether every value
@@ -43,6 +44,8 @@ struct DocumentSkim {
   /// The document the engine is parsing again after a miss: never skimmed twice.
   private var refusedStart: StreamOffset? = nil
   private var misses = 0
+  /// Documents skimmed since ``misses`` last went down.
+  private var skimmedSinceMiss = 0
   /// Documents still to be scanned before the next skim is tried.
   private var documentsToRest = 0
 
@@ -98,11 +101,27 @@ struct DocumentSkim {
   /// No document is skimmed from now on (tests compare the two ways).
   mutating func turnOff() { allowed = false }
 
-  /// The document was skimmed to its end: it is what it seemed.
+  /// The document was skimmed to its end: it is what it seemed. Every
+  /// ``successesPerMissForgiven`` of them take one miss off the count.
   mutating func succeeded() {
     documentsSkimmed &+= 1
-    if misses > 0 { misses -= 1 }
+    skimmedSinceMiss &+= 1
+    if skimmedSinceMiss == Self.successesPerMissForgiven {
+      skimmedSinceMiss = 0
+      if misses > 0 { misses -= 1 }
+    }
   }
+
+  /// How many skimmed documents make up for one miss. A skim saves about a tenth of what a
+  /// document costs (yajl's own work is the rest); a miss costs up to the whole document parsed
+  /// again. Skimming pays while fewer than about one try in nine misses: with more, the count
+  /// of misses only grows, and the rests grow with it until skims are rare.
+  static let successesPerMissForgiven = 8
+
+  /// The most bytes (written compactly) a skim goes through before it gives up: a document
+  /// longer than that is scanned, and a miss in a long document never costs more than this
+  /// parsed twice.
+  static let longest = 1 << 16
 
   /// The document at `start` must be parsed again by the scanner: the rest after this miss is
   /// twice as long as the one after the last (unless documents were skimmed since).
@@ -115,14 +134,20 @@ struct DocumentSkim {
 
   // MARK: Tokens (the skim callbacks)
 
+  /// A scalar of `count` bytes. Returns whether the skim goes on (``longest``).
   @inline(__always)
-  mutating func scalar(length count: Int) {
+  mutating func scalar(length count: Int) -> Bool {
     length &+= count
     values &+= 1
+    return length <= Self.longest
   }
 
+  /// A key of `count` bytes. Returns whether the skim goes on (``longest``).
   @inline(__always)
-  mutating func key(length count: Int) { length &+= count &+ 3 }
+  mutating func key(length count: Int) -> Bool {
+    length &+= count &+ 3
+    return length <= Self.longest
+  }
 
   /// Whether a key (decoded) is one that push or pull looks at in a document: `@type` (at any
   /// depth: a blob may be anywhere) or `_attachments`.
@@ -135,12 +160,14 @@ struct DocumentSkim {
     }
   }
 
+  /// `{` or `[`. Returns whether the skim goes on (``longest``).
   @inline(__always)
-  mutating func open() {
+  mutating func open() -> Bool {
     length &+= 1
     values &+= 1
     lengthAfterOpen = length
     depth &+= 1
+    return length <= Self.longest
   }
 
   /// `}` or `]`. Returns whether the root is still open.
@@ -183,15 +210,15 @@ private func skimContext(_ pointer: UnsafeMutableRawPointer?) -> UnsafeMutablePo
 // swift-format-ignore: AlwaysUseLowerCamelCase
 @c(cblattachments_skim_null) @inline(__always)
 func cblattachments_skim_null(_ pointer: UnsafeMutableRawPointer?) -> Int32 {
-  skimContext(pointer).pointee.skim.scalar(length: 4)
-  return 1
+  if skimContext(pointer).pointee.skim.scalar(length: 4) { return 1 }
+  return ScanContext.skimRefused(skimContext(pointer))
 }
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 @c(cblattachments_skim_boolean) @inline(__always)
 func cblattachments_skim_boolean(_ pointer: UnsafeMutableRawPointer?, _ value: Int32) -> Int32 {
-  skimContext(pointer).pointee.skim.scalar(length: value != 0 ? 4 : 5)
-  return 1
+  if skimContext(pointer).pointee.skim.scalar(length: value != 0 ? 4 : 5) { return 1 }
+  return ScanContext.skimRefused(skimContext(pointer))
 }
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
@@ -199,8 +226,8 @@ func cblattachments_skim_boolean(_ pointer: UnsafeMutableRawPointer?, _ value: I
 func cblattachments_skim_number(
   _ pointer: UnsafeMutableRawPointer?, _ text: UnsafePointer<CChar>?, _ count: Int
 ) -> Int32 {
-  skimContext(pointer).pointee.skim.scalar(length: count)
-  return 1
+  if skimContext(pointer).pointee.skim.scalar(length: count) { return 1 }
+  return ScanContext.skimRefused(skimContext(pointer))
 }
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
@@ -209,8 +236,8 @@ func cblattachments_skim_string(
   _ pointer: UnsafeMutableRawPointer?, _ bytes: UnsafePointer<UInt8>?, _ count: Int
 ) -> Int32 {
   // With no backslash on the line, the decoded text is the text between the quotes.
-  skimContext(pointer).pointee.skim.scalar(length: count &+ 2)
-  return 1
+  if skimContext(pointer).pointee.skim.scalar(length: count &+ 2) { return 1 }
+  return ScanContext.skimRefused(skimContext(pointer))
 }
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
@@ -221,15 +248,15 @@ func cblattachments_skim_key(
   if DocumentSkim.isConverted(key: bytes.unsafelyUnwrapped, count: count) {
     return ScanContext.skimRefused(skimContext(pointer))
   }
-  skimContext(pointer).pointee.skim.key(length: count)
-  return 1
+  if skimContext(pointer).pointee.skim.key(length: count) { return 1 }
+  return ScanContext.skimRefused(skimContext(pointer))
 }
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 @c(cblattachments_skim_open) @inline(__always)
 func cblattachments_skim_open(_ pointer: UnsafeMutableRawPointer?) -> Int32 {
-  skimContext(pointer).pointee.skim.open()
-  return 1
+  if skimContext(pointer).pointee.skim.open() { return 1 }
+  return ScanContext.skimRefused(skimContext(pointer))
 }
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
