@@ -19,8 +19,10 @@ enum CommandMessages {
     switch error {
     case .cannotOpen(let error): cannotOpenForWriting(file, error)
     case .cannotCreateTemporary(let folder, let error):
+      // Only a folder that is there gets here: "No such file" then means it makes no new files.
       "\(program): \(file): error: cannot create a temporary file in \(folder) to write it"
         + " (--output renames it over the file at the end): \(error)"
+        + (error.code == ENOENT ? " (the folder is there, but takes no new files)" : "")
     }
   }
 

@@ -148,8 +148,10 @@ struct OutputFileTests {
     let scratch = try Scratch()
     try scratch.write("d.ndjson", dump)
     // /sys and /proc refuse new files even to root, each in its own words.
-    for (folder, reason) in [("/sys", "Permission denied"), ("/proc", "No such file or directory")]
-    {
+    for (folder, reason) in [
+      ("/sys", "Permission denied"),
+      ("/proc", "No such file or directory (the folder is there, but takes no new files)"),
+    ] {
       let result = try CLI.run(
         ["--push", "-o", folder + "/out.ndjson", "d.ndjson"], in: scratch.directory)
       expectRun(
