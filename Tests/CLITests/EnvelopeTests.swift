@@ -265,6 +265,16 @@ struct EnvelopeTests {
         stderr: "cbl-attachments: <stdin>:1:1: warning: no document at .results[].doc: no input"
           + " value has a \"results\" member" + hint, status: 0)
     }
+    // No input value at all, or list framing (its elements are where the path starts): the
+    // warning alone, with nothing to suggest.
+    expectRun(
+      try CLI.run(["--push", "--format", "changes"], stdin: Array(" \n".utf8)), stdout: "",
+      stderr: "cbl-attachments: <stdin>:1:1: warning: no document at .results[].doc\n", status: 0)
+    expectRun(
+      try CLI.run(
+        ["--push", "--format", "list", "--docs", ".doc"], stdin: Array("[{\"a\":1}]".utf8)),
+      stdout: "[\n{\"a\":1}\n]\n",
+      stderr: "cbl-attachments: <stdin>:1:1: warning: no document at .doc\n", status: 0)
     expectRun(
       try CLI.run(["--pull", "--docs", ".[].doc", "--strict"], stdin: dump),
       stdout: String(decoding: dump, as: UTF8.self),

@@ -316,13 +316,15 @@ struct DocumentHandler: ~Copyable {
   }
 
   /// The report of an input in which the path found no document (an error with `--strict`).
-  /// When not even the path's first step matched, it says so, and how documents one after
-  /// another are read.
+  /// When input values came and not even the path's first step matched one (documents one
+  /// after another read as an envelope), it says so, and how such documents are read; not in
+  /// list framing, whose elements are the values the path starts from.
   static func noDocument(_ options: ConversionOptions, findings: PathFindings)
     -> ConversionDiagnostic
   {
     let path = options.documents
-    let unmatched = findings.pathEntered ? nil : path.steps.first
+    let unmatched =
+      findings.firstStepUnmatched && options.framing != .list ? path.steps.first : nil
     return ConversionDiagnostic(
       severity: options.strict ? .error : .warning, kind: .noDocument, line: 1, column: 1,
       message: Messages.noDocumentAtPath(path.description, firstStepUnmatched: unmatched),

@@ -68,10 +68,14 @@ struct Framer: ~Copyable {
   let rowsSayWhere: Bool
   /// Documents found in the current input.
   private(set) var documentsInInput = 0
-  /// Whether a value of the current input was on the path below its top (``PathFindings``).
+  /// What the path found in the current input besides its documents (``PathFindings``).
+  private var sawInputValue = false
   private var pathEntered = false
   /// What the path found in the current input.
-  var findings: PathFindings { PathFindings(documents: documentsInInput, pathEntered: pathEntered) }
+  var findings: PathFindings {
+    PathFindings(
+      documents: documentsInInput, sawInputValue: sawInputValue, pathEntered: pathEntered)
+  }
   /// Whether the document that just started is an element of an iterated array itself (so a
   /// rejection takes only it), rather than inside a unit.
   private(set) var documentIsElement = true
@@ -159,6 +163,7 @@ struct Framer: ~Copyable {
   mutating func startInput() {
     restart()
     documentsInInput = 0
+    sawInputValue = false
     pathEntered = false
     primedEnvelopeOpen = false
     primedRowsEnd = nil
@@ -293,7 +298,7 @@ struct Framer: ~Copyable {
       place = placeInEnvelope(separator: token.separator)
     }
     let step = place.step
-    if step >= 1 { pathEntered = true }
+    if step == 0 { sawInputValue = true } else if step > 0 { pathEntered = true }
     if step == path.count {
       return documentStarts(token, at: place, scalar: scalar, view: view, results: &results)
     }

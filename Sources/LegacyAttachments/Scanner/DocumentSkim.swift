@@ -124,7 +124,7 @@ struct DocumentSkim {
   static let longest = 1 << 16
 
   /// The document at `start` must be parsed again by the scanner: the rest after this miss is
-  /// twice as long as the one after the last (unless documents were skimmed since).
+  /// twice as long as the one after the last (unless skims since have taken misses off).
   mutating func missed(documentAt start: StreamOffset) {
     documentsRescanned &+= 1
     refusedStart = start
