@@ -127,6 +127,32 @@ struct DocumentHandler: ~Copyable {
     return true
   }
 
+  /// A skimmed document has ended (``DocumentSkim``): an object with no blob, no
+  /// `_attachments` and no whitespace, whose compact `text` is its input, `start..<end`. Push and
+  /// pull find nothing wrong with it and write it as it is, so it takes the accepted path of
+  /// ``documentEnded(_:text:view:)`` without asking the writer. Returns false when the run must
+  /// stop after it.
+  @inline(__always)
+  mutating func skimmedDocumentEnded(
+    start: StreamOffset, end: StreamOffset, text: UnsafeBufferPointer<UInt8>, view: InputView
+  ) -> Bool {
+    assert(options.mode == .push || options.mode == .pull, "only push and pull skim")
+    results.statistics.documents += 1
+    lines.advance(to: start, in: view)
+    defer { lines.skipNewlineFree(to: end) }
+    guard !framer.suppressed else {
+      framer.valueEnded(at: end, results: &results)
+      return true
+    }
+    framer.beginDocumentOutput(results: &results)
+    results.output.append(text)
+    framer.endDocumentOutput(results: &results)
+    workspace.hasDocumentPath = false
+    framer.valueEnded(at: end, results: &results)
+    if let drain, results.deliverableCount >= 1 << 20 { return drain(&results) }
+    return true
+  }
+
   /// A value the scanner read through for the envelope (a container off the path, a run of
   /// members) has ended: it is copied, and a unit rejected around it may end with it.
   private mutating func envelopeValueEnded(

@@ -106,7 +106,7 @@ struct ScanContext: ~Copyable {
     scan.pointee.skim.end()
     scan.pointee.skim.succeeded()
     scan.pointee.scanner.skimmedDocumentEnded(at: end)
-    return scan.pointee.documentEnded() ? 1 : 0
+    return scan.pointee.skimmedDocumentEnded() ? 1 : 0
   }
 
   /// A skimmed document must be parsed again by the scanner: the parse stops for that.
@@ -132,6 +132,17 @@ struct ScanContext: ~Copyable {
       return start
     }
     return nil
+  }
+
+  /// ``documentEnded()`` for a document skimmed to its end: the handler knows it holds nothing
+  /// to convert.
+  @inline(never)
+  private mutating func skimmedDocumentEnded() -> Bool {
+    let goOn = handler.skimmedDocumentEnded(
+      start: scanner.document.start, end: scanner.document.end, text: scanner.finishedText,
+      view: scanner.view)
+    scanner.resetDocument()
+    return goOn
   }
 
   @inline(never)
