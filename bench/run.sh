@@ -9,8 +9,10 @@
 # of each and the ratios the performance targets are stated in. jq and Python run on a tenth of
 # the corpus (they are 50-100x slower); throughput is per MB of input either way.
 # Two rows time yajl itself with nothing done per token (bench/yajl_floor.c): the ceiling for
-# any filter built on yajl's parser. Then: peak RSS on a 1 GiB stream (the corpus ten times
-# through a pipe), on one document of --mb/1 MiB, and the time to convert an empty input.
+# any filter built on yajl's parser. Rows marked "documents without attachments" time push and
+# pull on the corpus's lines with no `@type` and no `_attachments` against both floors. Then:
+# peak RSS on a 1 GiB stream (the corpus ten times through a pipe), on one document of --mb/1
+# MiB, and the time to convert an empty input.
 # --corpus FILE runs the same on an NDJSON file of your own instead (for instance the project's
 # yardstick, gen_corpus.py --mb 100 --seed 1); the memory rows still use the generated corpus.
 # --bodies-mb N (default 1024) sizes the attachment-body benchmark (--blobs, bench/make_bodies.py).
@@ -70,6 +72,18 @@ head -c $(( $(stat -c %s "$corpus") / 10 )) "$corpus" | sed '$d' > "$small"
 # The same documents as one Sync Gateway _changes response body (one JSON value).
 python3 bench/make_changes.py < "$corpus" > "$changes"
 bytes_changes=$(stat -c %s "$changes")
+# The corpus's documents without attachments (no `@type`, no `_attachments`), repeated to about
+# the corpus's size so that a run takes as long: what a dump with nothing to convert costs; push
+# and pull skim such documents (docs/performance.md, steps 13 and 14).
+plain=$out/$tag-plain.ndjson
+grep -v -e '@type' -e '_attachments' "$corpus" > "$plain.once"
+: > "$plain"
+for _ in $(seq 20); do
+  [ -s "$plain.once" ] && [ "$(stat -c %s "$plain")" -lt "$(stat -c %s "$corpus")" ] || break
+  cat "$plain.once" >> "$plain"
+done
+rm -f "$plain.once"
+bytes_plain=$(stat -c %s "$plain")
 bytes_corpus=$(stat -c %s "$corpus")
 bytes_small=$(stat -c %s "$small")
 bytes_pushed=$(stat -c %s "$pushed")
@@ -79,6 +93,10 @@ names=(json_verify json_reformat yajl-no-callbacks yajl-empty-callbacks push-j1 
   "push-j$jobs" "pull-j$jobs" push-changes pull-changes "push-changes-j$jobs" yajl-empty-callbacks-changes
   bulk-docs-changes "bulk-docs-changes-j$jobs" jq python)
 [ -n "$shared_floor" ] && names+=(shared-floor shared-floor-pushed shared-floor-changes)
+if [ "$bytes_plain" -gt 0 ]; then
+  names+=(push-plain pull-plain yajl-empty-callbacks-plain)
+  [ -n "$shared_floor" ] && names+=(shared-floor-plain)
+fi
 declare -A cmd size samples
 cmd[json_verify]="json_verify -q -s < $corpus"
 cmd[json_reformat]="json_reformat -m -s < $corpus > /dev/null"
@@ -94,6 +112,13 @@ cmd[push-changes-j$jobs]="$bin --push -j $jobs --format changes $changes > /dev/
 cmd[yajl-empty-callbacks-changes]="$floor empty < $changes"
 cmd[bulk-docs-changes]="$bin --push -j 1 --format changes --bulk-docs 500 $changes > /dev/null"
 cmd[bulk-docs-changes-j$jobs]="$bin --push -j $jobs --format changes --bulk-docs 500 $changes > /dev/null"
+cmd[push-plain]="$bin --push -j 1 $plain > /dev/null"
+cmd[pull-plain]="$bin --pull -j 1 $plain > /dev/null"
+cmd[yajl-empty-callbacks-plain]="$floor empty < $plain"
+cmd[shared-floor-plain]="$shared_floor < $plain"
+for name in push-plain pull-plain yajl-empty-callbacks-plain shared-floor-plain; do
+  size[$name]=$bytes_plain
+done
 cmd[jq]="jq -c -f bench/push.jq $small > /dev/null"
 cmd[python]="python3 bench/push.py < $small > /dev/null"
 cmd[shared-floor]="$shared_floor < $corpus"
@@ -164,6 +189,12 @@ printf '| push-j1 / yajl with empty callbacks (the floor of any yajl filter) | %
   "$(ratio push-j1 yajl-empty-callbacks)"
 printf '| pull-j1 / yajl with empty callbacks | %s | >= 0.85x |\n' \
   "$(ratio pull-j1 yajl-empty-callbacks)"
+if [ "$bytes_plain" -gt 0 ]; then
+  printf '| push-j1 / yajl with empty callbacks, documents without attachments | %s | |\n' \
+    "$(ratio push-plain yajl-empty-callbacks-plain)"
+  printf '| pull-j1 / yajl with empty callbacks, documents without attachments | %s | |\n' \
+    "$(ratio pull-plain yajl-empty-callbacks-plain)"
+fi
 printf '| push --format changes / yajl with empty callbacks (the _changes body) | %s | |\n' \
   "$(ratio push-changes yajl-empty-callbacks-changes)"
 printf '| pull --format changes / yajl with empty callbacks (the _changes body) | %s | |\n' \
@@ -173,6 +204,12 @@ if [ -n "$shared_floor" ]; then
   printf '| push-j1 / ../shared yajl floor | %s | >= 0.85x |\n' "$(ratio push-j1 shared-floor)"
   printf '| pull-j1 / ../shared yajl floor (pushed corpus) | %s | >= 0.85x |\n' \
     "$(ratio pull-j1 shared-floor-pushed)"
+  if [ "$bytes_plain" -gt 0 ]; then
+    printf '| push-j1 / ../shared yajl floor, documents without attachments | %s | >= 0.85x |\n' \
+      "$(ratio push-plain shared-floor-plain)"
+    printf '| pull-j1 / ../shared yajl floor, documents without attachments | %s | >= 0.85x |\n' \
+      "$(ratio pull-plain shared-floor-plain)"
+  fi
   printf '| push --format changes / ../shared yajl floor (the _changes body) | %s | |\n' \
     "$(ratio push-changes shared-floor-changes)"
   printf '| pull --format changes / ../shared yajl floor (the _changes body) | %s | |\n' \
