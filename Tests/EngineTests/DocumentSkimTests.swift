@@ -21,11 +21,14 @@ struct DocumentSkimTests {
     var rejects: [UInt8] = []
     var diagnostics: [String] = []
     var outcome = InputOutcome.completed
+    /// The engine's counts (documents, blobs, entries, warnings, errors, bytes read): a skimmed
+    /// document is counted as a scanned one is.
+    var statistics = ConversionStatistics()
 
     var description: String {
       "output \(String(decoding: output, as: UTF8.self).debugDescription), rejects "
         + "\(String(decoding: rejects, as: UTF8.self).debugDescription), diagnostics "
-        + "\(diagnostics), \(outcome)"
+        + "\(diagnostics), \(outcome), \(statistics)"
     }
   }
 
@@ -53,6 +56,7 @@ struct DocumentSkimTests {
     result.outcome = engine.finishReading()
     engine.finishOutput()
     collect()
+    result.statistics = engine.statistics
     return (result, engine.skimCounts)
   }
 
@@ -137,6 +141,7 @@ struct DocumentSkimTests {
         input, Self.options(mode), chunk: input.count, capacities: .standard, skims: true)
       #expect(result.output == input && result.diagnostics.isEmpty && result.rejects.isEmpty)
       #expect(counts.skimmed == Self.plain.count && counts.rescanned == 0, "\(counts)")
+      #expect(result.statistics.documents == Self.plain.count, "\(result.statistics)")
     }
   }
 
