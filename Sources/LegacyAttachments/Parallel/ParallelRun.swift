@@ -1,6 +1,7 @@
 /// One input converted on several threads (``StreamConverter``'s `jobs`): this thread reads it
-/// and cuts it into batches (``BatchReader``), the workers convert them (``WorkQueue``), and this
-/// thread writes their results in input order. A document that runs past its batch is converted
+/// and cuts it into batches (``BatchReader``), the workers (`jobs - 1` threads) and this one,
+/// while it waits for the next result, convert them (``WorkQueue``), and this thread writes
+/// their results in input order. A document that runs past its batch is converted
 /// again together with the next batch, so the output is the same as with one thread.
 ///
 /// Its invariants: batches are written in the order they were cut (`written` counts them, never
@@ -13,7 +14,8 @@ final class ParallelRun {
   private let descriptor: SystemFileDescriptor
   private let name: String
   private let queue: WorkQueue
-  /// Converts again, on this thread, a batch whose worker did not know what came before it.
+  /// Converts, on this thread, batches no worker has taken yet, and again a batch whose worker
+  /// did not know what came before it.
   private let local: ConversionEngine
   private var reader: BatchReader
   private let maximumInFlight: Int
@@ -134,7 +136,9 @@ final class ParallelRun {
   /// the rest goes on on this thread, adds the batch's bytes to that rest.
   private func deliverNext() throws(ConversionIOError) -> (outcome: InputOutcome, isLast: Bool) {
     let batch = kept.removeValue(forKey: written)!
-    var result = queue.result(for: written)
+    // While it waits, this thread converts batches no worker has taken (it is one of the
+    // run's `jobs` threads), unless what comes next goes on on this thread anyway.
+    var result = queue.result(for: written, helpingWith: resume == nil ? local : nil)
     written += 1
     if resume != nil {
       resume!.bytes.append(contentsOf: batch.bytes.buffer.bytes)

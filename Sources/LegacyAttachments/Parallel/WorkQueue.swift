@@ -206,12 +206,21 @@ final class WorkQueue: @unchecked Sendable {
     }
   }
 
-  /// Waits for batch `index` to be converted and takes its result.
-  func result(for index: Int) -> BatchResult {
+  /// Waits for batch `index` to be converted and takes its result. With `engine`, the waiting
+  /// thread converts batches no worker has taken yet rather than sleep.
+  func result(for index: Int, helpingWith engine: ConversionEngine? = nil) -> BatchResult {
     mutex.lock()
     defer { mutex.unlock() }
     while true {
       if let result = results.removeValue(forKey: index) { return result }
+      if let engine, !waiting.isEmpty {
+        let batch = waiting.removeFirst()
+        mutex.unlock()
+        let result = convertBatch(batch, with: engine)
+        mutex.lock()
+        results[batch.index] = result
+        continue
+      }
       resultReady.wait(releasing: mutex)
     }
   }

@@ -140,7 +140,9 @@ public final class StreamConverter {
     if runsInParallel {
       if workQueue == nil {
         workQueue = WorkQueue(
-          workers: jobs, options: options, keepsRejects: rejects != nil, capacities: capacities,
+          // The thread that reads and writes converts too (ParallelRun): with `jobs - 1`
+          // workers, `jobs` threads convert and none waits for a core.
+          workers: jobs - 1, options: options, keepsRejects: rejects != nil, capacities: capacities,
           store: store)
       }
       if let queue = workQueue, queue.hasWorkers {
