@@ -37,10 +37,11 @@ public final class StreamConverter {
   public var readSize = 1 << 18 {
     didSet { if readSize < 1 { readSize = 1 } }
   }
-  /// Worker threads (1: convert on the calling thread) for NDJSON, envelopes one per line, and
-  /// one envelope whose rows are one per line (cut between them). Only
-  /// ``convert(_:name:)`` (a descriptor) uses them; `convert(bytes:)` and `convert(from:)` run
-  /// on the calling thread. Output is in input order and the same whatever the number.
+  /// Threads that convert (1: the calling thread alone) NDJSON, envelopes one per line, and
+  /// one envelope whose rows are one per line (cut between them): `jobs - 1` worker threads and
+  /// the calling thread, which also reads and writes. Only ``convert(_:name:)`` (a descriptor)
+  /// uses them; `convert(bytes:)` and `convert(from:)` run on the calling thread. Output is in
+  /// input order and the same whatever the number.
   public var jobs = 1
   /// Bytes per batch with several jobs: big enough that a worker spends its time in yajl and
   /// the hand-over is rare, small enough that a batch and its output stay in a core's L2 cache
