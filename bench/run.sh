@@ -8,9 +8,11 @@
 # them so that a slow moment of the machine hurts all alike, and reports the best and median times
 # of each and the ratios the performance targets are stated in. jq and Python run on a tenth of
 # the corpus (they are 50-100x slower); throughput is per MB of input either way.
-# Two rows time yajl itself with nothing done per token (bench/yajl_floor.c): the ceiling for
-# any filter built on yajl's parser. Rows marked "documents without attachments" time push and
-# pull on the corpus's lines with no `@type` and no `_attachments` against both floors. Then:
+# Two rows run N copies of push and pull -j 1 at once (N = --jobs): the ceiling the machine
+# itself sets for -j N / -j 1, whatever the program does. Two rows time yajl itself with nothing
+# done per token (bench/yajl_floor.c): the ceiling for any filter built on yajl's parser. Rows
+# marked "documents without attachments" time push and pull on the corpus's lines with no `@type`
+# and no `_attachments` against both floors. Then:
 # peak RSS on a 1 GiB stream (the corpus ten times through a pipe), on one document of --mb/1
 # MiB, and the time to convert an empty input.
 # --corpus FILE runs the same on an NDJSON file of your own instead (for instance the project's
@@ -91,7 +93,7 @@ bytes_pushed=$(stat -c %s "$pushed")
 # name | input bytes | command (reads its input itself, output to /dev/null)
 names=(json_verify json_reformat yajl-no-callbacks yajl-empty-callbacks push-j1 pull-j1
   "push-j$jobs" "pull-j$jobs" push-changes pull-changes "push-changes-j$jobs" yajl-empty-callbacks-changes
-  bulk-docs-changes "bulk-docs-changes-j$jobs" jq python)
+  bulk-docs-changes "bulk-docs-changes-j$jobs" jq python push-j1-copies pull-j1-copies)
 [ -n "$shared_floor" ] && names+=(shared-floor shared-floor-pushed shared-floor-changes)
 if [ "$bytes_plain" -gt 0 ]; then
   names+=(push-plain pull-plain yajl-empty-callbacks-plain)
@@ -106,6 +108,12 @@ cmd[push-j1]="$bin --push -j 1 $corpus > /dev/null"
 cmd[pull-j1]="$bin --pull -j 1 $pushed > /dev/null"
 cmd[push-j$jobs]="$bin --push -j $jobs $corpus > /dev/null"
 cmd[pull-j$jobs]="$bin --pull -j $jobs $pushed > /dev/null"
+# $jobs copies of the -j 1 run at once, each on the whole input: what $jobs independent threads
+# get from this machine (shared caches, memory bandwidth, a virtual machine's cores), the
+# ceiling for -j $jobs / -j 1 that owes nothing to how the work is split.
+copies() { printf 'for i in $(seq %s); do %s & done; wait' "$jobs" "$1"; }
+cmd[push-j1-copies]=$(copies "$bin --push -j 1 $corpus > /dev/null")
+cmd[pull-j1-copies]=$(copies "$bin --pull -j 1 $pushed > /dev/null")
 cmd[push-changes]="$bin --push -j 1 --format changes $changes > /dev/null"
 cmd[pull-changes]="$bin --pull -j 1 --format changes $changes > /dev/null"
 cmd[push-changes-j$jobs]="$bin --push -j $jobs --format changes $changes > /dev/null"
@@ -131,6 +139,8 @@ for name in json_verify json_reformat yajl-no-callbacks yajl-empty-callbacks pus
   size[$name]=$bytes_corpus
 done
 for name in pull-j1 "pull-j$jobs"; do size[$name]=$bytes_pushed; done
+size[push-j1-copies]=$(( jobs * bytes_corpus ))
+size[pull-j1-copies]=$(( jobs * bytes_pushed ))
 size[push-changes]=$bytes_changes
 size[pull-changes]=$bytes_changes
 size[push-changes-j$jobs]=$bytes_changes
@@ -219,6 +229,14 @@ printf '| push-j1 / jq | %s | >= 50x |\n' "$(ratio push-j1 jq)"
 printf '| push-j1 / python | %s | |\n' "$(ratio push-j1 python)"
 printf '| push-j%s / push-j1 | %s | >= 1.8x with 2 jobs |\n' "$jobs" "$(ratio "push-j$jobs" push-j1)"
 printf '| pull-j%s / pull-j1 | %s | >= 1.8x with 2 jobs |\n' "$jobs" "$(ratio "pull-j$jobs" pull-j1)"
+printf '| %s copies of push-j1 at once / push-j1 (the machine'"'"'s ceiling for -j%s) | %s | |\n' \
+  "$jobs" "$jobs" "$(ratio push-j1-copies push-j1)"
+printf '| %s copies of pull-j1 at once / pull-j1 (the machine'"'"'s ceiling for -j%s) | %s | |\n' \
+  "$jobs" "$jobs" "$(ratio pull-j1-copies pull-j1)"
+printf '| push-j%s / its ceiling (%s copies of push-j1) | %s | |\n' "$jobs" "$jobs" \
+  "$(ratio "push-j$jobs" push-j1-copies)"
+printf '| pull-j%s / its ceiling (%s copies of pull-j1) | %s | |\n' "$jobs" "$jobs" \
+  "$(ratio "pull-j$jobs" pull-j1-copies)"
 printf '| push --format changes -j%s / -j1 (one body, cut between its rows) | %s | |\n' "$jobs" \
   "$(ratio "push-changes-j$jobs" push-changes)"
 printf '| push --format changes --bulk-docs 500 -j%s / -j1 (bodies laid out after the batches) | %s | |\n' \

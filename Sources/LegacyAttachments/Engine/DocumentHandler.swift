@@ -137,6 +137,9 @@ struct DocumentHandler: ~Copyable {
     start: StreamOffset, end: StreamOffset, text: UnsafeBufferPointer<UInt8>, view: InputView
   ) -> Bool {
     assert(options.mode == .push || options.mode == .pull, "only push and pull skim")
+    // The skim runs without a blob store, so no write of such a document can fail: the tail of
+    // the accepted path in documentEnded(_:text:view:), without its marks and take-backs.
+    assert(!writesCanFail, "the skim runs only where no write can fail")
     results.statistics.documents += 1
     lines.advance(to: start, in: view)
     defer { lines.skipNewlineFree(to: end) }
@@ -147,7 +150,6 @@ struct DocumentHandler: ~Copyable {
     framer.beginDocumentOutput(results: &results)
     results.output.append(text)
     framer.endDocumentOutput(results: &results)
-    workspace.hasDocumentPath = false
     framer.valueEnded(at: end, results: &results)
     if let drain, results.deliverableCount >= 1 << 20 { return drain(&results) }
     return true

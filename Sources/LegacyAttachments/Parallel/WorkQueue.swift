@@ -208,16 +208,22 @@ final class WorkQueue: @unchecked Sendable {
 
   /// Waits for batch `index` to be converted and takes its result. With `engine`, the waiting
   /// thread converts batches no worker has taken yet rather than sleep.
+  ///
+  /// Only one thread (the run's reading thread) calls this, so only it waits on `resultReady`.
   func result(for index: Int, helpingWith engine: ConversionEngine? = nil) -> BatchResult {
     mutex.lock()
     defer { mutex.unlock() }
     while true {
       if let result = results.removeValue(forKey: index) { return result }
       if let engine, !waiting.isEmpty {
+        // The oldest batch waiting, which may come after `index`: should a worker finish
+        // `index` meanwhile, its result waits for this conversion (one batch's time), which
+        // costs less than a thread sleeping while there is work.
         let batch = waiting.removeFirst()
         mutex.unlock()
         let result = convertBatch(batch, with: engine)
         mutex.lock()
+        // No broadcast: the one thread that waits for results is this one.
         results[batch.index] = result
         continue
       }
