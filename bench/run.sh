@@ -8,11 +8,12 @@
 # them so that a slow moment of the machine hurts all alike, and reports the best and median times
 # of each and the ratios the performance targets are stated in. jq and Python run on a tenth of
 # the corpus (they are 50-100x slower); throughput is per MB of input either way.
-# Two rows run N copies of push and pull -j 1 at once (N = --jobs): the ceiling the machine
-# itself sets for -j N / -j 1, whatever the program does. Two rows time yajl itself with nothing
-# done per token (bench/yajl_floor.c): the ceiling for any filter built on yajl's parser. Rows
-# marked "documents without attachments" time push and pull on the corpus's lines with no `@type`
-# and no `_attachments` against both floors. Then:
+# Two rows run N copies of push and pull -j 1 at once (N = --jobs): what N independent
+# processes get from the machine, the ceiling to expect for -j N / -j 1 (an estimate, not a
+# bound: -j N shares one process's warm caches, and can beat it). Two rows time yajl itself
+# with nothing done per token (bench/yajl_floor.c): the ceiling for any filter built on yajl's
+# parser. Rows marked "documents without attachments" time push and pull on the corpus's lines
+# with no `@type` and no `_attachments` against both floors. Then:
 # peak RSS on a 1 GiB stream (the corpus ten times through a pipe), on one document of --mb/1
 # MiB, and the time to convert an empty input.
 # --corpus FILE runs the same on an NDJSON file of your own instead (for instance the project's
@@ -108,10 +109,15 @@ cmd[push-j1]="$bin --push -j 1 $corpus > /dev/null"
 cmd[pull-j1]="$bin --pull -j 1 $pushed > /dev/null"
 cmd[push-j$jobs]="$bin --push -j $jobs $corpus > /dev/null"
 cmd[pull-j$jobs]="$bin --pull -j $jobs $pushed > /dev/null"
-# $jobs copies of the -j 1 run at once, each on the whole input: what $jobs independent threads
-# get from this machine (shared caches, memory bandwidth, a virtual machine's cores), the
-# ceiling for -j $jobs / -j 1 that owes nothing to how the work is split.
-copies() { printf 'for i in $(seq %s); do %s & done; wait' "$jobs" "$1"; }
+# $jobs copies of the -j 1 run at once, each on the whole input: what $jobs independent
+# processes get from this machine (shared caches, memory bandwidth, a virtual machine's cores),
+# the ceiling to expect for -j $jobs / -j 1 that owes nothing to how the work is split (timed to
+# the slowest copy's end: an estimate, which -j $jobs can beat).
+# Each copy's exit status is checked: a copy that failed would otherwise be timed as fast.
+copies() {
+  printf 'pids=; for i in $(seq %s); do %s & pids="$pids $!"; done; ' "$jobs" "$1"
+  printf 'status=0; for p in $pids; do wait "$p" || status=1; done; exit $status'
+}
 cmd[push-j1-copies]=$(copies "$bin --push -j 1 $corpus > /dev/null")
 cmd[pull-j1-copies]=$(copies "$bin --pull -j 1 $pushed > /dev/null")
 cmd[push-changes]="$bin --push -j 1 --format changes $changes > /dev/null"

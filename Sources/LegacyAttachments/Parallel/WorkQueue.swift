@@ -165,6 +165,7 @@ final class WorkQueue: @unchecked Sendable {
   private var waiting: [Batch] = []
   private var results: [Int: BatchResult] = [:]
   private var closing = false
+  private var converted = 0
   private var threads: [Thread] = []
   /// Workers that have started and not yet ended.
   private var running = 0
@@ -199,6 +200,12 @@ final class WorkQueue: @unchecked Sendable {
   /// Whether any worker thread could be started.
   var hasWorkers: Bool { !threads.isEmpty }
 
+  /// Batches converted so far, by the workers and by the waiting thread together, and results
+  /// not yet taken (for tests: each batch is converted once, and each result taken).
+  var conversionCounts: (converted: Int, untaken: Int) {
+    mutex.withLock { (converted, results.count) }
+  }
+
   func submit(_ batch: Batch) {
     mutex.withLock {
       waiting.append(batch)
@@ -225,6 +232,7 @@ final class WorkQueue: @unchecked Sendable {
         mutex.lock()
         // No broadcast: the one thread that waits for results is this one.
         results[batch.index] = result
+        converted += 1
         continue
       }
       resultReady.wait(releasing: mutex)
@@ -267,6 +275,7 @@ final class WorkQueue: @unchecked Sendable {
       let result = convertBatch(batch, with: engine)
       mutex.withLock {
         results[batch.index] = result
+        converted += 1
         resultReady.broadcast()
       }
     }
