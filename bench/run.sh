@@ -235,9 +235,9 @@ printf '| push-j1 / jq | %s | >= 50x |\n' "$(ratio push-j1 jq)"
 printf '| push-j1 / python | %s | |\n' "$(ratio push-j1 python)"
 printf '| push-j%s / push-j1 | %s | >= 1.8x with 2 jobs |\n' "$jobs" "$(ratio "push-j$jobs" push-j1)"
 printf '| pull-j%s / pull-j1 | %s | >= 1.8x with 2 jobs |\n' "$jobs" "$(ratio "pull-j$jobs" pull-j1)"
-printf '| %s copies of push-j1 at once / push-j1 (the machine'"'"'s ceiling for -j%s) | %s | |\n' \
+printf '| %s copies of push-j1 at once / push-j1 (the ceiling to expect for -j%s) | %s | |\n' \
   "$jobs" "$jobs" "$(ratio push-j1-copies push-j1)"
-printf '| %s copies of pull-j1 at once / pull-j1 (the machine'"'"'s ceiling for -j%s) | %s | |\n' \
+printf '| %s copies of pull-j1 at once / pull-j1 (the ceiling to expect for -j%s) | %s | |\n' \
   "$jobs" "$jobs" "$(ratio pull-j1-copies pull-j1)"
 printf '| push-j%s / its ceiling (%s copies of push-j1) | %s | |\n' "$jobs" "$jobs" \
   "$(ratio "push-j$jobs" push-j1-copies)"
