@@ -6,9 +6,9 @@
 /// the whole chunk is the same as checking its strings.
 ///
 /// Text is taken 64 bytes at a time. A window of ASCII costs eight loads and one test. Any other
-/// window is checked sixteen bytes at a time with vector compares and no branch per byte or per
-/// sequence (``UTF8Validator/problems(at:)``): mixed text, a Japanese word every few ASCII ones,
-/// would otherwise mispredict a branch at every change. Only a window with an error, and the
+/// window is checked sixteen bytes at a time with vector compares and no branch per byte, per
+/// sequence or per block (``UTF8Validator/problems(at:)``): mixed text, a Japanese word every few
+/// ASCII ones, would otherwise mispredict a branch at every change. Only a window with an error, and the
 /// tail, go byte by byte (``UTF8Validator/scalarCheck(_:from:through:count:)``), which also finds
 /// the error's exact offset.
 enum UTF8Validator {
@@ -35,11 +35,12 @@ enum UTF8Validator {
         index &+= window
         continue
       }
+      // Every block of a mixed window is checked, its ASCII blocks too (all false for them):
+      // skipping those (half the blocks of mixed text) saves instructions but puts a branch on
+      // the text's every change between ASCII and not, and costs more time than it saves.
       var problems = LaneMask(repeating: false)
       for offset in stride(from: 0, to: window, by: 16) {
-        // Sixteen ASCII bytes after three ASCII ones break no rule: the vector check of such a
-        // block is all false, and is skipped (half the blocks of mixed text).
-        if !isASCII(block + offset) { problems .|= self.problems(at: block + offset) }
+        problems .|= self.problems(at: block + offset)
       }
       if anyLane(problems) {
         let (invalid, boundary) = scalarCheck(
@@ -77,16 +78,6 @@ enum UTF8Validator {
   @inline(__always)
   private static func load(_ bytes: UnsafePointer<UInt8>) -> Lanes {
     UnsafeRawPointer(bytes).loadUnaligned(as: Lanes.self)
-  }
-
-  /// Whether `bytes[-3..<16]` are all ASCII.
-  @inline(__always)
-  private static func isASCII(_ bytes: UnsafePointer<UInt8>) -> Bool {
-    let raw = UnsafeRawPointer(bytes)
-    let words =
-      raw.loadUnaligned(as: UInt64.self) | raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
-      | (raw - 3).loadUnaligned(as: UInt64.self)
-    return words & 0x8080_8080_8080_8080 == 0
   }
 
   @inline(__always)
