@@ -92,9 +92,11 @@ bytes_small=$(stat -c %s "$small")
 bytes_pushed=$(stat -c %s "$pushed")
 
 # name | input bytes | command (reads its input itself, output to /dev/null)
-# The commands a target compares run next to each other in every round (push -j 1 beside the
-# floors and json_verify, -j N beside -j 1 and its copies), so that the ratio of each round's
-# pair is taken over the same moment of the machine (the paired figure of the ratios).
+# Most pairs a target compares run next to each other in every round (push -j 1 between
+# json_verify and the floors, pull -j 1 after the shared floor on the pushed corpus, -j N beside
+# -j 1 and its copies), so that each round's ratio is taken over one moment of the machine (the
+# paired figure of the ratios). Others (pull against json_verify, the envelope against push,
+# jq) are a few commands apart.
 names=(json_verify)
 [ -n "$shared_floor" ] && names+=(shared-floor)
 names+=(push-j1 yajl-empty-callbacks "push-j$jobs" push-j1-copies)
@@ -108,6 +110,8 @@ if [ "$bytes_plain" -gt 0 ]; then
   [ -n "$shared_floor" ] && names+=(shared-floor-plain)
   names+=(pull-plain yajl-empty-callbacks-plain)
 fi
+# With --jobs 1, push-j$jobs is push-j1: each command once a round, or the rounds would not pair.
+mapfile -t names < <(printf '%s\n' "${names[@]}" | awk '!seen[$0]++')
 declare -A cmd size samples
 cmd[json_verify]="json_verify -q -s < $corpus"
 cmd[json_reformat]="json_reformat -m -s < $corpus > /dev/null"
@@ -175,10 +179,10 @@ for round in $(seq "$rounds"); do
   echo "round $round of $rounds done" >&2
 done
 
-# Ratios are taken from each command's best round. Load from elsewhere on the machine only ever
-# adds time, so the best of the rounds is the steadiest estimate of a command's own cost (a
-# median of five moved push -j 1 from 0.86x to 0.66x of yajl's floor between two runs here);
-# the median is shown beside it.
+# Ratios are taken three ways (see below). Load from elsewhere on the machine only ever adds
+# time, so the best of the rounds estimates a command's own cost; a median of five moved push
+# -j 1 from 0.86x to 0.66x of yajl's floor between two runs here, and the paired median is the
+# steadier of the two medians.
 median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 best() { tr ' ' '\n' | grep -v '^$' | sort -n | awk 'NR == 1'; }
 seconds() { awk -v ns="$1" 'BEGIN {printf "%.3f", ns / 1e9}'; }

@@ -46,8 +46,9 @@ struct UTF8ValidatorTests {
     arguments: [1, 2, 3])
   func cutBeforeASCIIBlock(continuations: Int) {
     // A window of 64 bytes holds an é (so the vector path runs); a 4-byte lead and
-    // `continuations - 1` of its continuation bytes end just before a 16-byte block of ASCII,
-    // which the check may skip only when the three bytes before it are ASCII too.
+    // `continuations - 1` of its continuation bytes end just before a 16-byte block of ASCII:
+    // the error shows in that block (through the three bytes before it), and at 67 in the next
+    // window, which would be skipped as ASCII if its test left out the bytes before it.
     for blockStart in [19, 35, 51, 67] {
       var bytes = Array(repeating: UInt8(ascii: "a"), count: 160)
       bytes[5] = 0xC3
@@ -99,9 +100,11 @@ struct UTF8ValidatorTests {
       var bytes: [UInt8] = []
       let scalars = 1 + Int(generator.next() % 60)
       for _ in 0..<scalars {
-        // Runs of ASCII of every length, so that sequences fall across the 8- and 16-byte steps.
+        // Runs of ASCII of every length, so that sequences fall across the 8- and 16-byte steps,
+        // and some long enough to fill a 64-byte window (which is skipped when it is all ASCII).
         if generator.next() % 3 == 0 {
-          bytes += Array(repeating: 0x61, count: Int(generator.next() % 20))
+          let longest: UInt64 = generator.next() % 4 == 0 ? 80 : 20
+          bytes += Array(repeating: 0x61, count: Int(generator.next() % longest))
         }
         bytes += Self.encode(Self.samples[Int(generator.next() % UInt64(Self.samples.count))])
       }

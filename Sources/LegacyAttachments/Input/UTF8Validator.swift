@@ -5,7 +5,7 @@
 /// above U+10FFFF. A raw byte of 0x80 or more outside a string is invalid JSON anyway, so checking
 /// the whole chunk is the same as checking its strings.
 ///
-/// Text is taken 64 bytes at a time. A window of ASCII costs eight loads and one test. Any other
+/// Text is taken 64 bytes at a time. A window of ASCII costs nine loads and one test. Any other
 /// window is checked sixteen bytes at a time with vector compares and no branch per byte, per
 /// sequence or per block (``UTF8Validator/problems(at:)``): mixed text, a Japanese word every few
 /// ASCII ones, would otherwise mispredict a branch at every change. Only a window with an error, and the
@@ -35,9 +35,10 @@ enum UTF8Validator {
         index &+= window
         continue
       }
-      // Every block of a mixed window is checked, its ASCII blocks too (all false for them):
-      // skipping those (half the blocks of mixed text) saves instructions but puts a branch on
-      // the text's every change between ASCII and not, and costs more time than it saves.
+      // Every block of a mixed window is checked, its ASCII blocks too (all false for them,
+      // unless a sequence runs into them). Skipping those (half the blocks of mixed text) saves
+      // instructions, but puts a branch on the text's every change between ASCII and not, and
+      // costs more time than it saves.
       var problems = LaneMask(repeating: false)
       for offset in stride(from: 0, to: window, by: 16) {
         problems .|= self.problems(at: block + offset)
