@@ -42,13 +42,13 @@ struct UTF8ValidatorTests {
   }
 
   @Test(
-    "a sequence cut short where an ASCII block starts is found, in a window with other text",
+    "a sequence cut short where a window of ASCII starts is found, in text shorter than a span",
     arguments: [1, 2, 3])
   func cutBeforeASCIIBlock(continuations: Int) {
-    // A window of 64 bytes holds an é (so the vector path runs); a 4-byte lead and
-    // `continuations - 1` of its continuation bytes end just before a 16-byte block of ASCII:
-    // the error shows in that block (through the three bytes before it), and at 67 in the next
-    // window, which would be skipped as ASCII if its test left out the bytes before it.
+    // 160 bytes, less than a span: the windows are taken one at a time. An é near the start
+    // makes the first window mixed; a 4-byte lead and `continuations - 1` of its continuation
+    // bytes end just before a window of ASCII (they start 3 bytes in, 16 bytes apart), which
+    // would be skipped as ASCII if its test left out the three bytes before it.
     for blockStart in [19, 35, 51, 67] {
       var bytes = Array(repeating: UInt8(ascii: "a"), count: 160)
       bytes[5] = 0xC3
@@ -101,7 +101,7 @@ struct UTF8ValidatorTests {
       let scalars = 1 + Int(generator.next() % 60)
       for _ in 0..<scalars {
         // Runs of ASCII of every length, so that sequences fall across the 8- and 16-byte steps,
-        // and some long enough to fill a 64-byte window (which is skipped when it is all ASCII).
+        // and some long enough to fill windows of ASCII (which are not checked further).
         if generator.next() % 3 == 0 {
           let longest: UInt64 = generator.next() % 4 == 0 ? 80 : 20
           bytes += Array(repeating: 0x61, count: Int(generator.next() % longest))
@@ -135,6 +135,59 @@ struct UTF8ValidatorTests {
               "\(variant)")
           }
         }
+      }
+    }
+  }
+
+  @Test(
+    "a sequence cut short before any window of a span is found, past the first span too",
+    arguments: [1, 2, 3])
+  func cutBeforeWindowInSpan(continuations: Int) {
+    // Windows start 3 bytes in, `window` bytes apart; a span of them is tested for ASCII before
+    // any is checked. A 4-byte lead and `continuations - 1` continuation bytes end just before
+    // one window of ASCII: only its test of the three bytes before it shows the error.
+    let window = UTF8Validator.window
+    let span = UTF8Validator.windowsPerSpan
+    for index in [1, 2, span / 2, span - 1, span, span + 1, 2 * span - 1, 2 * span, 2 * span + 1] {
+      var bytes = Array(repeating: UInt8(ascii: "a"), count: 3 + window * (2 * span + 3))
+      let windowStart = 3 + window * index
+      let lead = windowStart - continuations
+      bytes[lead] = 0xF0
+      for position in lead + 1..<windowStart { bytes[position] = 0x9F }
+      #expect(firstInvalid(bytes) == lead, "window \(index), lead at \(lead)")
+    }
+  }
+
+  @Test("agrees with Swift's strict decoding on texts of several spans, corrupted anywhere")
+  func spansOfMixedText() {
+    var generator = SplitMix64(seed: 13)
+    let corruptions: [UInt8] = [0x80, 0xBF, 0xC0, 0xC1, 0xE0, 0xED, 0xF0, 0xF4, 0xF5, 0xFF, 0x41]
+    for _ in 0..<300 {
+      var bytes: [UInt8] = []
+      let length = 4_000 + Int(generator.next() % 9_000)
+      while bytes.count < length {
+        // ASCII runs up to 300 bytes: spans with every mix of ASCII and mixed windows.
+        if generator.next() % 2 == 0 {
+          bytes += Array(repeating: 0x62, count: Int(generator.next() % 300))
+        }
+        bytes += Self.encode(Self.samples[Int(generator.next() % UInt64(Self.samples.count))])
+      }
+      #expect(firstInvalid(bytes) == nil)
+      let position = Int(generator.next() % UInt64(bytes.count))
+      let byte = corruptions[Int(generator.next() % UInt64(corruptions.count))]
+      var variants = [bytes, bytes, bytes]
+      variants[0][position] = byte
+      variants[1].remove(at: position)
+      variants[2].insert(byte, at: position)
+      for variant in variants {
+        let found = firstInvalid(variant)
+        let expected = variant.withUnsafeBufferPointer {
+          UTF8Validator.scalarCheck(
+            $0.baseAddress!, from: 0, through: $0.count, count: $0.count
+          ).invalid
+        }
+        #expect(found == expected, "corrupted at \(position) with \(byte)")
+        #expect((found == nil) == (String(validating: variant, as: UTF8.self) != nil))
       }
     }
   }

@@ -5,14 +5,21 @@
 /// above U+10FFFF. A raw byte of 0x80 or more outside a string is invalid JSON anyway, so checking
 /// the whole chunk is the same as checking its strings.
 ///
-/// Text is taken 64 bytes at a time. A window of ASCII costs nine loads and one test. Any other
-/// window is checked sixteen bytes at a time with vector compares and no branch per byte, per
-/// sequence or per block (``UTF8Validator/problems(at:)``): mixed text, a Japanese word every few
-/// ASCII ones, would otherwise mispredict a branch at every change. Only a window with an error, and the
-/// tail, go byte by byte (``UTF8Validator/scalarCheck(_:from:through:count:)``), which also finds
-/// the error's exact offset.
+/// Text is taken 16 bytes at a time, a window. Whether a window (with the three bytes before it,
+/// which a sequence may run out of) is all ASCII is found with three loads and no branch, for 64
+/// windows (1 KiB, a span) at a time, as the bits of one word. The mixed windows are then
+/// visited bit by bit and checked with vector compares and no branch per byte or per sequence
+/// (``UTF8Validator/problems(at:)``). Mixed text, a Japanese word every few ASCII ones, changes
+/// between ASCII and not at random: a branch per window would be mispredicted every few windows,
+/// where the bits cost one mispredicted branch per span and the visit's exits. Only a window with
+/// an error, and the tail, go byte by byte (``UTF8Validator/scalarCheck(_:from:through:count:)``),
+/// which also finds the error's exact offset. (Measured, docs/performance.md: 64-byte windows
+/// with a branch each took 16-17 ms on the 100 MiB yardstick, spans of 16-byte windows 12 ms.)
 enum UTF8Validator {
-  private static let window = 64
+  /// The bytes a vector check takes (one `SIMD16`).
+  static let window = 16
+  /// Windows whose ASCII test is made before any is checked: one bit each of a `UInt64`.
+  static let windowsPerSpan = 64
 
   /// The offset of the first byte of the first invalid sequence in `bytes[0..<count]`, or nil.
   static func firstInvalid(_ bytes: UnsafePointer<UInt8>, count: Int) -> Int? {
@@ -22,39 +29,72 @@ enum UTF8Validator {
     var index = start
     // Offsets are below `count`, a buffer's size: adding a window or a sequence length to one
     // cannot overflow, so it is done without a check on this per-byte path.
-    while index &+ window <= count {
-      let block = bytes + index
-      // The three bytes before the window count too: a sequence may run into it.
-      let before = UnsafeRawPointer(block - 3)
-      var words: UInt64 = 0
-      for offset in stride(from: 0, to: window, by: 8) {
-        words |= before.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+    let span = windowsPerSpan &* window
+    while index &+ span <= count {
+      var mixed = mixedWindows(bytes + index)
+      while mixed != 0 {
+        let windowStart = index &+ mixed.trailingZeroBitCount &* window
+        mixed &= mixed &- 1
+        if let invalid = checkMixedWindow(bytes, at: windowStart, count: count).invalid {
+          return invalid
+        }
       }
-      words |= UnsafeRawPointer(block).loadUnaligned(fromByteOffset: window - 8, as: UInt64.self)
-      if words & 0x8080_8080_8080_8080 == 0 {
+      index &+= span
+    }
+    while index &+ window <= count {
+      if isASCIIWindow(bytes + index) {
         index &+= window
         continue
       }
-      // Every block of a mixed window is checked, its ASCII blocks too (all false for them,
-      // unless a sequence runs into them). Skipping those (half the blocks of mixed text) saves
-      // instructions, but puts a branch on the text's every change between ASCII and not, and
-      // costs more time than it saves.
-      var problems = LaneMask(repeating: false)
-      for offset in stride(from: 0, to: window, by: 16) {
-        problems .|= self.problems(at: block + offset)
-      }
-      if anyLane(problems) {
-        let (invalid, boundary) = scalarCheck(
-          bytes, from: sequenceStart(bytes, before: index), through: index &+ window, count: count)
-        if let invalid { return invalid }
-        index = boundary
-      } else {
-        index &+= window
-      }
+      let (invalid, boundary) = checkMixedWindow(bytes, at: index, count: count)
+      if let invalid { return invalid }
+      index = boundary
     }
     return scalarCheck(
       bytes, from: sequenceStart(bytes, before: index), through: count, count: count
     ).invalid
+  }
+
+  /// Whether the window at `start`, and the three bytes before it (a sequence may run into it),
+  /// are all ASCII.
+  @inline(__always)
+  private static func isASCIIWindow(_ start: UnsafePointer<UInt8>) -> Bool {
+    let before = UnsafeRawPointer(start - 3)
+    var words: UInt64 = 0
+    for offset in stride(from: 0, to: window, by: 8) {
+      words |= before.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+    }
+    words |= UnsafeRawPointer(start).loadUnaligned(fromByteOffset: window - 8, as: UInt64.self)
+    return words & 0x8080_8080_8080_8080 == 0
+  }
+
+  /// The windows of the span at `start` that are not ASCII (``isASCIIWindow(_:)``), as bits:
+  /// bit `n` for the window at `start + window * n`.
+  @inline(__always)
+  private static func mixedWindows(_ start: UnsafePointer<UInt8>) -> UInt64 {
+    var mixed: UInt64 = 0
+    var at = start
+    // Two windows a step. Each window's bit enters at the top and moves down one place for each
+    // later window.
+    for _ in 0..<windowsPerSpan / 2 {
+      let first: UInt64 = isASCIIWindow(at) ? 0 : 1 &<< 62
+      let second: UInt64 = isASCIIWindow(at + window) ? 0 : 1 &<< 63
+      mixed = mixed &>> 2 | first | second
+      at += 2 &* window
+    }
+    return mixed
+  }
+
+  /// Checks the window at `start`, which is not all ASCII. Returns the first invalid sequence's
+  /// offset if the window holds one, and the first sequence boundary at or after its end.
+  @inline(__always)
+  private static func checkMixedWindow(_ bytes: UnsafePointer<UInt8>, at start: Int, count: Int)
+    -> (invalid: Int?, boundary: Int)
+  {
+    let problems = self.problems(at: bytes + start)
+    guard anyLane(problems) else { return (nil, start &+ window) }
+    return scalarCheck(
+      bytes, from: sequenceStart(bytes, before: start), through: start &+ window, count: count)
   }
 
   /// Where the sequence that runs into `index` starts (its lead byte, at most three bytes back),
