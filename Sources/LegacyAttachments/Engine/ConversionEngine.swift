@@ -985,8 +985,8 @@ final class ConversionEngine {
   }
 
   /// Appends everything produced so far to `batch` and clears it.
-  func moveResults(into batch: inout BatchResult) {
-    context.pointee.handler.results.move(into: &batch)
+  func moveResults(into batch: inout BatchResult, buffers pool: BufferPool? = nil) {
+    context.pointee.handler.results.move(into: &batch, buffers: pool)
   }
 
   /// Closes `--format list` output: writes the array's end (and its start, if no element had

@@ -192,9 +192,10 @@ struct Results: ~Copyable {
   }
 
   /// Moves everything into `batch` (marks moved to its coordinates) and hands it over: the
-  /// output buffer itself, so that the bytes are not copied, the rest by copying. (A batch ends
+  /// output buffer itself, so that the bytes are not copied (going on with one from `pool`), the
+  /// rest by copying. (A batch ends
   /// between whole documents: nothing is held back at its end.)
-  mutating func move(into batch: inout BatchResult) {
+  mutating func move(into batch: inout BatchResult, buffers pool: BufferPool? = nil) {
     let base = delivered
     for mark in marks {
       batch.marks.append(
@@ -205,7 +206,7 @@ struct Results: ~Copyable {
           rejectsComplete: mark.rejectsComplete))
     }
     let outputCount = output.count
-    batch.output.append(taking: &output)
+    batch.output.append(taking: &output, pool: pool)
     delivered.output += outputCount
     batch.rejects.append(contentsOf: rejects.bytes)
     batch.diagnostics.append(contentsOf: diagnostics)

@@ -95,13 +95,20 @@ struct InputWindow: ~Copyable {
   }
 
   /// Hands the bytes before `offset` over as a buffer of their own: the window's very storage,
-  /// not a copy. The window keeps the rest (a part of a line, normally), in a new buffer of at
-  /// least `capacity` bytes.
-  mutating func split(at offset: StreamOffset, capacity: Int) -> ByteBuffer {
+  /// not a copy. The window keeps the rest (a part of a line, normally), in `spare` (a buffer
+  /// done with) or a new buffer, of at least `capacity` bytes.
+  mutating func split(
+    at offset: StreamOffset, capacity: Int, into spare: consuming ByteBuffer? = nil
+  )
+    -> ByteBuffer
+  {
     precondition(offset >= start && offset <= end, "splitting outside the window")
     ownAdoptedBytes(from: start)
     let rest = end - offset
-    var taken = ByteBuffer(capacity: max(capacity, rest + capacity / 2))
+    let size = max(capacity, rest + capacity / 2)
+    var taken = spare.take() ?? ByteBuffer(capacity: size)
+    taken.count = 0
+    taken.reserve(size)
     taken.append(view.pointer(at: offset), count: rest)
     swap(&storage, &taken)
     taken.count = offset - start

@@ -12,12 +12,15 @@ struct BatchReader: ~Copyable {
   private let guessesElements: Bool
   /// Where the batch cut next is guessed to start.
   private var nextStart = BatchStart.topLevel
+  /// Where the buffers of batches done with come back, to read the next ones into.
+  private let buffers: BufferPool?
   private var batches = 0
   /// Newlines in the batches cut so far: the next batch starts on the line after them.
   private var newlinesBefore = 0
 
-  init(batchBytes: Int, startsBetweenElements: Bool = false) {
+  init(batchBytes: Int, startsBetweenElements: Bool = false, buffers: BufferPool? = nil) {
     self.batchBytes = batchBytes
+    self.buffers = buffers
     guessesElements = startsBetweenElements
     boundaries.cutsBeforeCommas = startsBetweenElements
     window = InputWindow(capacity: batchBytes * 2)
@@ -56,7 +59,9 @@ struct BatchReader: ~Copyable {
     let first = pendingStart
     let start = nextStart
     nextStart = guessStart(at: split, in: window.view)
-    let bytes = BatchBytes(taking: window.split(at: split, capacity: batchBytes * 2))
+    let bytes = BatchBytes(
+      taking: window.split(at: split, capacity: batchBytes * 2, into: buffers?.take()),
+      returningTo: buffers)
     let batch = Batch(
       index: batches, bytes: bytes, first: first, atInputStart: batches == 0, isLast: isLast,
       start: start)

@@ -67,7 +67,8 @@ final class ParallelRun {
       capacities: converter.capacities, store: converter.store)
     reader = BatchReader(
       batchBytes: converter.batchBytes,
-      startsBetweenElements: PathMatcher.firstStepBatchesStartAt(options: options) != nil)
+      startsBetweenElements: PathMatcher.firstStepBatchesStartAt(options: options) != nil,
+      buffers: queue.inputBuffers)
     maximumInFlight = max(2, 2 * converter.jobs)
     rowPathPrefix = PathMatcher.rowPathBeforeFirstIndex(options: options)
   }
@@ -183,14 +184,14 @@ final class ParallelRun {
     if let previous = carry {
       result = convertBatch(
         batch, carry: previous.bytes, carryStart: previous.first, start: .topLevel,
-        listElementsBefore: engine.listElements, with: local)
+        listElementsBefore: engine.listElements, with: local, buffers: queue.buffers)
     } else if let nextStart,
       nextStart != result.startedAt
         || (nextStart == .topLevel && (result.listElementsBefore > 0) != (engine.listElements > 0))
     {
       result = convertBatch(
         batch, start: nextStart, elementsBefore: elementsBefore,
-        listElementsBefore: engine.listElements, with: local)
+        listElementsBefore: engine.listElements, with: local, buffers: queue.buffers)
     } else if case .betweenElements = batch.start {
       converter.batchesStartedBetweenElements += 1
     }

@@ -16,11 +16,22 @@ struct Batch: Sendable {
 /// Bytes handed from one thread to another in the very buffer they were made in, rather than
 /// copied: a batch's input (the buffer the reader read it into; the reader is the one thread
 /// every batch waits for), a batch's output (the worker's own output buffer). Read-only once
-/// made.
+/// made; made with a `pool`, the buffer goes back to it when the last reference goes.
 final class BatchBytes: @unchecked Sendable {
-  let buffer: ByteBuffer
+  var buffer: ByteBuffer
+  private let pool: BufferPool?
 
-  init(taking buffer: consuming ByteBuffer) { self.buffer = buffer }
+  init(taking buffer: consuming ByteBuffer, returningTo pool: BufferPool? = nil) {
+    self.buffer = buffer
+    self.pool = pool
+  }
+
+  deinit {
+    guard let pool else { return }
+    var kept = ByteBuffer(capacity: 0)
+    swap(&kept, &buffer)
+    pool.give(kept)
+  }
 }
 
 /// A batch's output: the worker's output buffer itself, taken whole (the worker goes on with an
@@ -47,12 +58,13 @@ struct BatchOutput: Sendable {
   }
 
   /// Adds what `buffer` holds and leaves it empty: the first piece by taking the buffer itself
-  /// (and leaving an empty one of the same capacity in its place), any later one by copying.
-  mutating func append(taking buffer: inout ByteBuffer) {
+  /// (and leaving in its place an empty one from `pool`, or a new one of the same capacity), any
+  /// later one by copying.
+  mutating func append(taking buffer: inout ByteBuffer, pool: BufferPool? = nil) {
     if count == 0 && taken == nil {
-      var replacement = ByteBuffer(capacity: buffer.capacity)
+      var replacement = pool?.take() ?? ByteBuffer(capacity: buffer.capacity)
       swap(&replacement, &buffer)
-      taken = BatchBytes(taking: replacement)
+      taken = BatchBytes(taking: replacement, returningTo: pool)
       return
     }
     if let taken {
@@ -62,6 +74,7 @@ struct BatchOutput: Sendable {
     assembled.append(contentsOf: buffer.bytes)
     buffer.count = 0
   }
+
 }
 
 /// What converting one batch produced.
@@ -113,7 +126,7 @@ struct BatchResult: Sendable {
 func convertBatch(
   _ batch: Batch, carry: [UInt8]? = nil, carryStart: TextPosition? = nil,
   start: BatchStart? = nil, elementsBefore: Int = 0, listElementsBefore: Int? = nil,
-  with engine: ConversionEngine
+  with engine: ConversionEngine, buffers pool: BufferPool? = nil
 ) -> BatchResult {
   var result = BatchResult()
   engine.statistics = ConversionStatistics()
@@ -143,7 +156,7 @@ func convertBatch(
       result.carryIsEnvelope = end.carriesEnvelope
     }
   }
-  engine.moveResults(into: &result)
+  engine.moveResults(into: &result, buffers: pool)
   result.found = engine.foundInLastInput
   result.rowsIndexedFromBatchStart = engine.rowsIndexedFromBatchStart
   result.listElementsWritten = engine.listElementsInLastBatch
@@ -175,6 +188,10 @@ final class WorkQueue: @unchecked Sendable {
   let capacities: EngineCapacities
   /// The run's blob store, shared by the workers.
   let store: BlobStore?
+  /// The batches' input buffers and output buffers, given back for the next batches once done
+  /// with (``BufferPool``).
+  let inputBuffers: BufferPool
+  let buffers: BufferPool
 
   init(
     workers: Int, options: ConversionOptions, keepsRejects: Bool, capacities: EngineCapacities,
@@ -184,6 +201,11 @@ final class WorkQueue: @unchecked Sendable {
     self.options = options
     self.keepsRejects = keepsRejects
     self.capacities = capacities
+    // Each as many as a run has batches at once: in flight (ParallelRun: at most 2 per thread)
+    // and in the engines.
+    let batchesAtOnce = 3 * (workers + 1)
+    inputBuffers = BufferPool(limit: batchesAtOnce)
+    buffers = BufferPool(limit: batchesAtOnce)
     for _ in 0..<workers {
       guard let thread = Thread({ [self] in work() }) else { break }
       threads.append(thread)
@@ -228,7 +250,7 @@ final class WorkQueue: @unchecked Sendable {
         // costs less than a thread sleeping while there is work.
         let batch = waiting.removeFirst()
         mutex.unlock()
-        let result = convertBatch(batch, with: engine)
+        let result = convertBatch(batch, with: engine, buffers: buffers)
         mutex.lock()
         // No broadcast: the one thread that waits for results is this one.
         results[batch.index] = result
@@ -272,7 +294,7 @@ final class WorkQueue: @unchecked Sendable {
       }
       let batch = waiting.removeFirst()
       mutex.unlock()
-      let result = convertBatch(batch, with: engine)
+      let result = convertBatch(batch, with: engine, buffers: buffers)
       mutex.withLock {
         results[batch.index] = result
         converted += 1
