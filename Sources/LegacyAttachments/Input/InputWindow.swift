@@ -106,9 +106,14 @@ struct InputWindow: ~Copyable {
     ownAdoptedBytes(from: start)
     let rest = end - offset
     let size = max(capacity, rest + capacity / 2)
-    var taken = spare.take() ?? ByteBuffer(capacity: size)
+    // A spare too small is freed rather than grown: growing would copy its old bytes.
+    var taken: ByteBuffer
+    if let kept = spare.take(), kept.capacity >= size {
+      taken = kept
+    } else {
+      taken = ByteBuffer(capacity: size)
+    }
     taken.count = 0
-    taken.reserve(size)
     taken.append(view.pointer(at: offset), count: rest)
     swap(&storage, &taken)
     taken.count = offset - start

@@ -12,29 +12,39 @@ final class BufferPool: @unchecked Sendable {
   private let mutex = Mutex()
   /// Holders of the idle buffers (made without a pool, so that they are freed with them).
   private var idle: [BatchBytes] = []
+  private var idleBytes = 0
   /// Buffers kept at most; one given back beyond that is freed.
   let limit: Int
-  /// The largest buffer kept (4 MiB, what an engine keeps of its own output buffer).
-  static let largest = 1 << 22
+  /// The most memory the kept buffers hold together.
+  let keptBytes: Int
 
-  init(limit: Int) { self.limit = limit }
+  init(limit: Int, keptBytes: Int) {
+    self.limit = limit
+    self.keptBytes = keptBytes
+  }
 
-  /// A buffer given back earlier, emptied, or nil.
+  /// A buffer given back earlier, empty, or nil.
   func take() -> ByteBuffer? {
-    guard let holder = mutex.withLock({ idle.popLast() }) else { return nil }
-    var buffer = ByteBuffer(capacity: 0)
-    swap(&buffer, &holder.buffer)
+    let holder: BatchBytes? = mutex.withLock {
+      guard let holder = idle.popLast() else { return nil }
+      idleBytes -= holder.buffer.capacity
+      return holder
+    }
+    guard var buffer = holder?.takeBuffer() else { return nil }
     buffer.count = 0
     return buffer
   }
 
-  /// Keeps `buffer` for ``take()``, unless `limit` buffers are kept already or it is larger than
-  /// ``largest`` (a huge document's: not worth pinning).
+  /// Keeps `buffer` for ``take()``, unless `limit` buffers are kept already or keeping it would
+  /// hold more than ``keptBytes`` in all. (Cutting a long document's buffer down instead costs
+  /// more than it saves: on lines of 2 MiB, the next one grows it again, page by page.)
   func give(_ buffer: consuming ByteBuffer) {
-    guard buffer.capacity <= Self.largest else { return }
+    let capacity = buffer.capacity
     let holder = BatchBytes(taking: buffer)
     mutex.withLock {
-      if idle.count < limit { idle.append(holder) }
+      guard idle.count < limit, idleBytes + capacity <= keptBytes else { return }
+      idle.append(holder)
+      idleBytes += capacity
     }
   }
 

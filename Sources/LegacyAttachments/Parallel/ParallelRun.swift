@@ -142,7 +142,7 @@ final class ParallelRun {
     var result = queue.result(for: written, helpingWith: resume == nil ? local : nil)
     written += 1
     if resume != nil {
-      resume!.bytes.append(contentsOf: batch.bytes.buffer.bytes)
+      batch.bytes.withBytes { resume!.bytes.append(contentsOf: $0) }
       return (.completed, batch.isLast)
     }
     let carriedIn = carry
@@ -154,7 +154,7 @@ final class ParallelRun {
       // input, the batch only to its own end. Its result is dropped; from its start on, the
       // input is converted on this thread.
       resume = Resume(
-        bytes: (carriedIn?.bytes ?? []) + batch.bytes.buffer.bytes,
+        bytes: batch.bytes.withBytes { (carriedIn?.bytes ?? []) + $0 },
         first: carriedIn?.first ?? batch.first,
         atInputStart: batch.atInputStart && carriedIn == nil,
         start: result.startedAt, elementsBefore: batchElementsBefore)

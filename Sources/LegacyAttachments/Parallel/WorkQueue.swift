@@ -18,7 +18,7 @@ struct Batch: Sendable {
 /// every batch waits for), a batch's output (the worker's own output buffer). Read-only once
 /// made; made with a `pool`, the buffer goes back to it when the last reference goes.
 final class BatchBytes: @unchecked Sendable {
-  var buffer: ByteBuffer
+  private(set) var buffer: ByteBuffer
   private let pool: BufferPool?
 
   init(taking buffer: consuming ByteBuffer, returningTo pool: BufferPool? = nil) {
@@ -28,9 +28,23 @@ final class BatchBytes: @unchecked Sendable {
 
   deinit {
     guard let pool else { return }
-    var kept = ByteBuffer(capacity: 0)
-    swap(&kept, &buffer)
-    pool.give(kept)
+    pool.give(takeBuffer())
+  }
+
+  /// Calls `body` with the bytes, this object alive (and its buffer not yet given back) until
+  /// `body` returns: for copies that outlast every other use of the object.
+  func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows
+    -> Result
+  {
+    try body(buffer.bytes)
+  }
+
+  /// The buffer, leaving an empty one in its place (for ``BufferPool``, once nobody else holds
+  /// this object).
+  func takeBuffer() -> ByteBuffer {
+    var taken = ByteBuffer(capacity: 0)
+    swap(&taken, &buffer)
+    return taken
   }
 }
 
@@ -193,19 +207,24 @@ final class WorkQueue: @unchecked Sendable {
   let inputBuffers: BufferPool
   let buffers: BufferPool
 
+  /// `batchBytes`: the size batches are cut at (``StreamConverter``'s), which sizes the buffers
+  /// kept for them.
   init(
     workers: Int, options: ConversionOptions, keepsRejects: Bool, capacities: EngineCapacities,
-    store: BlobStore? = nil
+    store: BlobStore? = nil, batchBytes: Int = 1 << 18
   ) {
     self.store = store
     self.options = options
     self.keepsRejects = keepsRejects
     self.capacities = capacities
     // Each as many as a run has batches at once: in flight (ParallelRun: at most 2 per thread)
-    // and in the engines.
+    // and in the engines, of what such buffers hold (a batch's input buffer twice its size and a
+    // line, its output half as much again as its input with blobs pushed): three batches' size
+    // each, 4.5 MiB a pool with `--jobs 2`, 18 MiB with `--jobs 8`.
     let batchesAtOnce = 3 * (workers + 1)
-    inputBuffers = BufferPool(limit: batchesAtOnce)
-    buffers = BufferPool(limit: batchesAtOnce)
+    let keptBytes = batchesAtOnce * 3 * max(1, batchBytes)
+    inputBuffers = BufferPool(limit: batchesAtOnce, keptBytes: keptBytes)
+    buffers = BufferPool(limit: batchesAtOnce, keptBytes: keptBytes)
     for _ in 0..<workers {
       guard let thread = Thread({ [self] in work() }) else { break }
       threads.append(thread)

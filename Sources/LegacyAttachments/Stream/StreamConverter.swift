@@ -144,7 +144,7 @@ public final class StreamConverter {
           // The thread that reads and writes converts too (ParallelRun): with `jobs - 1`
           // workers, `jobs` threads convert and none waits for a core.
           workers: jobs - 1, options: options, keepsRejects: rejects != nil, capacities: capacities,
-          store: store)
+          store: store, batchBytes: batchBytes)
       }
       if let queue = workQueue, queue.hasWorkers {
         do {
