@@ -4,8 +4,8 @@
 /// A batch's input leaves the reader in the buffer it was read into, and its output leaves the
 /// engine in the engine's own buffer (``BatchBytes``); each goes on with another. Made new each
 /// time, that other buffer is memory the allocator has just been given back, or fresh pages from
-/// the kernel, faulted in and zeroed again: with `--jobs 2` on the 100 MiB yardstick, some 2,300
-/// page faults and 9 ms of system time that one thread never pays. A ``BatchBytes`` made with a
+/// the kernel, faulted in and zeroed again: with `--jobs 2` on the 100 MiB yardstick, some 2,500
+/// page faults and 8 ms of system time that one thread never pays. A ``BatchBytes`` made with a
 /// pool gives its buffer back to it when its last reference goes, and the reader or the next
 /// engine to need a buffer takes it from there.
 final class BufferPool: @unchecked Sendable {
