@@ -53,9 +53,7 @@ struct UTF8ValidatorTests {
       var bytes = Array(repeating: UInt8(ascii: "a"), count: 160)
       bytes[5] = 0xC3
       bytes[6] = 0xA9
-      let lead = blockStart - continuations
-      bytes[lead] = 0xF0
-      for index in lead + 1..<blockStart { bytes[index] = 0x9F }
+      let lead = Self.cutShortLead(in: &bytes, endingAt: blockStart, continuations: continuations)
       #expect(firstInvalid(bytes) == lead, "lead at \(lead)")
     }
   }
@@ -78,6 +76,45 @@ struct UTF8ValidatorTests {
         // Everything before the reported byte is valid; the reported byte starts no valid sequence.
         #expect(String(validating: bytes[..<found], as: UTF8.self) != nil, "\(bytes)")
       }
+    }
+  }
+
+  /// Puts a 4-byte lead and `continuations - 1` of its continuation bytes just before `end`:
+  /// a sequence cut short there. Returns the lead's offset.
+  private static func cutShortLead(in bytes: inout [UInt8], endingAt end: Int, continuations: Int)
+    -> Int
+  {
+    let lead = end - continuations
+    bytes[lead] = 0xF0
+    for position in lead + 1..<end { bytes[position] = 0x9F }
+    return lead
+  }
+
+  /// `bytes` with one byte replaced by `byte` at `position`, removed there, and `byte` inserted.
+  private static func corrupted(_ bytes: [UInt8], at position: Int, with byte: UInt8) -> [[UInt8]] {
+    var variants = [bytes, bytes, bytes]
+    variants[0][position] = byte
+    variants[1].remove(at: position)
+    variants[2].insert(byte, at: position)
+    return variants
+  }
+
+  /// Checks what the check finds in `variant` against Swift's strict decoding and the byte-by-byte
+  /// check: the same verdict, the same offset, all valid before it and no valid sequence at it.
+  private func expectAgreement(on variant: [UInt8], _ comment: Comment) {
+    let found = firstInvalid(variant)
+    #expect((found == nil) == (String(validating: variant, as: UTF8.self) != nil), comment)
+    let expected = variant.withUnsafeBufferPointer {
+      UTF8Validator.scalarCheck(
+        $0.baseAddress ?? UnsafePointer(bitPattern: 1)!, from: 0, through: $0.count,
+        count: $0.count
+      ).invalid
+    }
+    #expect(found == expected, comment)
+    guard let found else { return }
+    #expect(String(validating: variant[..<found], as: UTF8.self) != nil, comment)
+    for length in 1...4 where found + length <= variant.count {
+      #expect(String(validating: variant[found..<found + length], as: UTF8.self) == nil, comment)
     }
   }
 
@@ -112,29 +149,8 @@ struct UTF8ValidatorTests {
       // One byte replaced, removed or inserted.
       let position = Int(generator.next() % UInt64(bytes.count))
       let byte = corruptions[Int(generator.next() % UInt64(corruptions.count))]
-      var variants = [bytes, bytes, bytes]
-      variants[0][position] = byte
-      variants[1].remove(at: position)
-      variants[2].insert(byte, at: position)
-      for variant in variants {
-        let found = firstInvalid(variant)
-        #expect((found == nil) == (String(validating: variant, as: UTF8.self) != nil), "\(variant)")
-        let expected = variant.withUnsafeBufferPointer {
-          UTF8Validator.scalarCheck(
-            $0.baseAddress ?? UnsafePointer(bitPattern: 1)!, from: 0, through: $0.count,
-            count: $0.count
-          ).invalid
-        }
-        #expect(found == expected, "\(variant)")
-        if let found {
-          // Everything before it is valid, and no valid sequence starts at it.
-          #expect(String(validating: variant[..<found], as: UTF8.self) != nil, "\(variant)")
-          for length in 1...4 where found + length <= variant.count {
-            #expect(
-              String(validating: variant[found..<found + length], as: UTF8.self) == nil,
-              "\(variant)")
-          }
-        }
+      for variant in Self.corrupted(bytes, at: position, with: byte) {
+        expectAgreement(on: variant, "\(variant)")
       }
     }
   }
@@ -150,10 +166,8 @@ struct UTF8ValidatorTests {
     let span = UTF8Validator.windowsPerSpan
     for index in [1, 2, span / 2, span - 1, span, span + 1, 2 * span - 1, 2 * span, 2 * span + 1] {
       var bytes = Array(repeating: UInt8(ascii: "a"), count: 3 + window * (2 * span + 3))
-      let windowStart = 3 + window * index
-      let lead = windowStart - continuations
-      bytes[lead] = 0xF0
-      for position in lead + 1..<windowStart { bytes[position] = 0x9F }
+      let lead = Self.cutShortLead(
+        in: &bytes, endingAt: 3 + window * index, continuations: continuations)
       #expect(firstInvalid(bytes) == lead, "window \(index), lead at \(lead)")
     }
   }
@@ -175,19 +189,8 @@ struct UTF8ValidatorTests {
       #expect(firstInvalid(bytes) == nil)
       let position = Int(generator.next() % UInt64(bytes.count))
       let byte = corruptions[Int(generator.next() % UInt64(corruptions.count))]
-      var variants = [bytes, bytes, bytes]
-      variants[0][position] = byte
-      variants[1].remove(at: position)
-      variants[2].insert(byte, at: position)
-      for variant in variants {
-        let found = firstInvalid(variant)
-        let expected = variant.withUnsafeBufferPointer {
-          UTF8Validator.scalarCheck(
-            $0.baseAddress!, from: 0, through: $0.count, count: $0.count
-          ).invalid
-        }
-        #expect(found == expected, "corrupted at \(position) with \(byte)")
-        #expect((found == nil) == (String(validating: variant, as: UTF8.self) != nil))
+      for variant in Self.corrupted(bytes, at: position, with: byte) {
+        expectAgreement(on: variant, "corrupted at \(position) with \(byte)")
       }
     }
   }

@@ -193,8 +193,7 @@ struct Results: ~Copyable {
 
   /// Moves everything into `batch` (marks moved to its coordinates) and hands it over: the
   /// output buffer itself, so that the bytes are not copied (going on with one from `pool`), the
-  /// rest by copying. (A batch ends
-  /// between whole documents: nothing is held back at its end.)
+  /// rest by copying. (A batch ends between whole documents: nothing is held back at its end.)
   mutating func move(into batch: inout BatchResult, buffers pool: BufferPool? = nil) {
     let base = delivered
     for mark in marks {

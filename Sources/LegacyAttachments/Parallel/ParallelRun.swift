@@ -184,14 +184,14 @@ final class ParallelRun {
     if let previous = carry {
       result = convertBatch(
         batch, carry: previous.bytes, carryStart: previous.first, start: .topLevel,
-        listElementsBefore: engine.listElements, with: local, buffers: queue.buffers)
+        listElementsBefore: engine.listElements, with: local, buffers: queue.outputBuffers)
     } else if let nextStart,
       nextStart != result.startedAt
         || (nextStart == .topLevel && (result.listElementsBefore > 0) != (engine.listElements > 0))
     {
       result = convertBatch(
         batch, start: nextStart, elementsBefore: elementsBefore,
-        listElementsBefore: engine.listElements, with: local, buffers: queue.buffers)
+        listElementsBefore: engine.listElements, with: local, buffers: queue.outputBuffers)
     } else if case .betweenElements = batch.start {
       converter.batchesStartedBetweenElements += 1
     }

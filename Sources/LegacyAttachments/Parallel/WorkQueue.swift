@@ -205,7 +205,7 @@ final class WorkQueue: @unchecked Sendable {
   /// The batches' input buffers and output buffers, given back for the next batches once done
   /// with (``BufferPool``).
   let inputBuffers: BufferPool
-  let buffers: BufferPool
+  let outputBuffers: BufferPool
 
   /// `batchBytes`: the size batches are cut at (``StreamConverter``'s), which sizes the buffers
   /// kept for them.
@@ -224,7 +224,7 @@ final class WorkQueue: @unchecked Sendable {
     let batchesAtOnce = 3 * (workers + 1)
     let keptBytes = batchesAtOnce * 3 * max(1, batchBytes)
     inputBuffers = BufferPool(limit: batchesAtOnce, keptBytes: keptBytes)
-    buffers = BufferPool(limit: batchesAtOnce, keptBytes: keptBytes)
+    outputBuffers = BufferPool(limit: batchesAtOnce, keptBytes: keptBytes)
     for _ in 0..<workers {
       guard let thread = Thread({ [self] in work() }) else { break }
       threads.append(thread)
@@ -269,7 +269,7 @@ final class WorkQueue: @unchecked Sendable {
         // costs less than a thread sleeping while there is work.
         let batch = waiting.removeFirst()
         mutex.unlock()
-        let result = convertBatch(batch, with: engine, buffers: buffers)
+        let result = convertBatch(batch, with: engine, buffers: outputBuffers)
         mutex.lock()
         // No broadcast: the one thread that waits for results is this one.
         results[batch.index] = result
@@ -313,7 +313,7 @@ final class WorkQueue: @unchecked Sendable {
       }
       let batch = waiting.removeFirst()
       mutex.unlock()
-      let result = convertBatch(batch, with: engine, buffers: buffers)
+      let result = convertBatch(batch, with: engine, buffers: outputBuffers)
       mutex.withLock {
         results[batch.index] = result
         converted += 1
