@@ -191,14 +191,16 @@ struct InputView: BitwiseCopyable {
 
   /// The last newline in `from..<to`, or nil.
   func lastNewline(from: StreamOffset, to: StreamOffset) -> StreamOffset? {
-    guard from < to else { return nil }
-    let first = pointer(at: from)
-    var index = to - from - 1
-    while index >= 0 {
-      if first[index] == 0x0A { return from + index }
-      index -= 1
-    }
-    return nil
+    guard from < to,
+      let index = ByteScan.lastIndex(of: 0x0A, in: pointer(at: from), count: to - from)
+    else { return nil }
+    return from + index
+  }
+
+  /// How many newlines `from..<to` holds.
+  func newlineCount(from: StreamOffset, to: StreamOffset) -> Int {
+    guard from < to else { return 0 }
+    return ByteScan.count(of: 0x0A, in: pointer(at: from), count: to - from)
   }
 
   /// The start of the first line in `from..<to` (after a newline at or after `from`) whose first

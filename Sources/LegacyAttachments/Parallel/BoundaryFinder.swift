@@ -3,7 +3,7 @@
 /// newlines before each cut, for the next batch's first line number.
 ///
 /// It remembers what it has scanned, by stream offset, so that a long line without a boundary
-/// (one huge document) is scanned once, not again after every read, and no byte is scanned
+/// (one huge document) is scanned once, not again after every read, and no byte is counted
 /// twice for newlines.
 struct BoundaryFinder {
   /// Everything before here has been looked at.
@@ -31,6 +31,9 @@ struct BoundaryFinder {
   }
 
   /// One past the last newline in `view` that is followed by `{`, or nil when there is none.
+  ///
+  /// What is new since the last call is counted for newlines in one pass, and searched for the
+  /// cut from its end: the cut is normally the last line, a few hundred bytes back.
   mutating func lastBoundary(in view: InputView) -> StreamOffset? {
     // A newline that ended the last scan may only now be seen to be followed by `{`.
     if let last = lastNewline, last.end == scanned, scanned < view.end,
@@ -38,14 +41,22 @@ struct BoundaryFinder {
     {
       boundary = last
     }
-    var position = max(scanned, view.start)
-    while let newline = view.firstNewline(from: position, to: view.end) {
+    let from = max(scanned, view.start)
+    let newlines = newlinesScanned + view.newlineCount(from: from, to: view.end)
+    var searchEnd = view.end
+    // Newlines from the one looked at to the end of the view, its own excluded.
+    var newlinesAfter = 0
+    while let newline = view.lastNewline(from: from, to: searchEnd) {
       let end = newline + 1
-      newlinesScanned += 1
-      lastNewline = (end, newlinesScanned)
-      if end < view.end && startsBoundary(at: end, in: view) { boundary = lastNewline }
-      position = end
+      if newlinesAfter == 0 { lastNewline = (end, newlines) }
+      if end < view.end && startsBoundary(at: end, in: view) {
+        boundary = (end, newlines - newlinesAfter)
+        break
+      }
+      newlinesAfter += 1
+      searchEnd = newline
     }
+    newlinesScanned = newlines
     scanned = view.end
     // A boundary already cut at is the start of the view now, not a place to cut.
     guard let boundary, boundary.end > view.start else { return nil }
