@@ -657,6 +657,31 @@ struct ParallelTests {
     }
   }
 
+  @Test("invalid UTF-8 in some batches: each is found and located as with one thread")
+  func invalidUTF8InBatches() throws {
+    // The reader checks each batch and the engines skip the check of those found valid: a batch
+    // taken as valid by mistake would let a bad document through.
+    let bad: [[UInt8]] = [
+      [0x80], [0xC3], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF5, 0x80, 0x80, 0x80],
+    ]
+    var input: [UInt8] = []
+    for index in 0..<200 {
+      input += Array("{\"_id\":\"doc\(index)\",\"t\":\"caf\u{E9} \u{6771}\u{4EAC}".utf8)
+      if index % 23 == 7 { input += bad[(index / 23) % bad.count] }
+      input += Array("\",\"p\":{\"@type\":\"blob\",\"digest\":\"sha1-\(index)\"}}\n".utf8)
+    }
+    let options = ConversionOptions(mode: .push, keepGoing: true)
+    let single = try run(input, options: options, jobs: 1)
+    #expect(single.errors == 9)
+    #expect(single.diagnostics.filter { $0.contains("invalid UTF-8") }.count == 9)
+    for batchBytes in [40, 150, 333, 4096] {
+      for jobs in [2, 3] {
+        let parallel = try run(input, options: options, jobs: jobs, batchBytes: batchBytes)
+        #expect(parallel == single, "jobs \(jobs) batch \(batchBytes)")
+      }
+    }
+  }
+
   @Test("bad documents are reported at their own lines across batch boundaries")
   func errorsAtTheRightLines() throws {
     let input = stream(count: 100, badEvery: 10)

@@ -399,10 +399,15 @@ final class ConversionEngine {
   /// (``DocumentSkim``); what came before it stands.
   private func parse(upTo end: StreamOffset) {
     // UTF-8 is checked here, strictly, rather than by yajl: yajl parses up to the first bad
-    // byte, and unless it finds an earlier error, that byte is the error.
-    let invalid = UTF8Validator.firstInvalid(
-      window.view.pointer(at: parsePosition), count: end - parsePosition
-    ).map { parsePosition + $0 }
+    // byte, and unless it finds an earlier error, that byte is the error. A batch the parallel
+    // reader checked is not checked twice (it starts and ends at line starts, and so does
+    // every piece of it parsed here: no sequence is cut).
+    let invalid =
+      window.holdsValidUTF8
+      ? nil
+      : UTF8Validator.firstInvalid(
+        window.view.pointer(at: parsePosition), count: end - parsePosition
+      ).map { parsePosition + $0 }
     while let start = parseOnce(upTo: invalid ?? end, invalid: invalid) {
       parser = YajlParser(
         callbacks: callbacks, context: UnsafeMutableRawPointer(context), validateUTF8: false)

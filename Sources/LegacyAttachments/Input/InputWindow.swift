@@ -46,6 +46,10 @@ struct InputWindow: ~Copyable {
     if let last = bytes.buffer.bytes.last { lastByte = last }
   }
 
+  /// Whether every byte the window holds is known to be strictly valid UTF-8: it holds a batch's
+  /// bytes as adopted, which the reader checked (``BatchBytes/isValidUTF8``).
+  var holdsValidUTF8: Bool { adopted?.isValidUTF8 ?? false }
+
   /// Copies the adopted bytes from `offset` on into the window's own buffer (before a change).
   private mutating func ownAdoptedBytes(from offset: StreamOffset) {
     guard adopted != nil else { return }
