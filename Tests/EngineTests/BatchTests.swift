@@ -66,6 +66,23 @@ struct BatchTests {
       #expect(batches == one, "keep going: \(keepGoing)\n batches: \(batches)\n one pass: \(one)")
     }
   }
+
+  @Test("an engine does not check again a batch marked valid UTF-8, and checks one that is not")
+  func markedBatchesAreTrusted() {
+    // A mark is the reader's word for it: marked by mistake, the bad byte would go through.
+    let text = Array(#"{"a":"b"#.utf8) + [0xFF] + Array("\"}\n".utf8)
+    for marked in [false, true] {
+      var buffer = ByteBuffer(capacity: 16)
+      text.withUnsafeBufferPointer { buffer.append($0) }
+      let batch = Batch(
+        index: 0, bytes: BatchBytes(taking: buffer, isValidUTF8: marked),
+        first: TextPosition(line: 1, column: 1), atInputStart: true, isLast: true)
+      let result = convertBatch(
+        batch, with: ConversionEngine(options: ConversionOptions(mode: .push)))
+      let reported = result.diagnostics.contains { $0.description.contains("invalid UTF-8") }
+      #expect(reported == !marked, "marked \(marked): \(result.diagnostics)")
+    }
+  }
 }
 
 #endif

@@ -682,6 +682,41 @@ struct ParallelTests {
     }
   }
 
+  @Test(
+    "fuzz: bad UTF-8 anywhere, in documents over two lines, after a byte-order mark, at the end",
+    arguments: [false, true])
+  func invalidUTF8Fuzz(keepGoing: Bool) throws {
+    var random = SplitMix64(seed: keepGoing ? 11 : 12)
+    let bad: [[UInt8]] = [
+      [0x80], [0xC3], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF5], [0xE2, 0x82], [0xF0, 0x9F, 0x98],
+    ]
+    let options = ConversionOptions(mode: .push, keepGoing: keepGoing)
+    var reported = 0
+    for round in 0..<40 {
+      var input: [UInt8] = random.percent(20) ? [0xEF, 0xBB, 0xBF] : []
+      for index in 0..<(1 + random.below(12)) {
+        var document = Array("{\"_id\":\"d\(index)\",\"t\":\"\u{E9}\u{6771}\"".utf8)
+        if random.percent(30) {
+          document += Array(",\n\"p\":{\"@type\":\"blob\",\"digest\":\"sha1-\(index)\"}".utf8)
+        }
+        if random.percent(25) {
+          document.insert(
+            contentsOf: bad[random.below(bad.count)], at: 1 + random.below(document.count - 1))
+        }
+        input += document + Array("}\n".utf8)
+      }
+      if random.percent(20) { input += bad[random.below(bad.count)] }
+      let single = try run(input, options: options, jobs: 1)
+      reported += single.diagnostics.filter { $0.contains("invalid UTF-8") }.count
+      for batchBytes in [1, 7, 50, 200] {
+        let parallel = try run(input, options: options, jobs: 2, batchBytes: batchBytes)
+        #expect(parallel == single, "round \(round) batch \(batchBytes)")
+      }
+    }
+    // Not vacuous: the bad sequences were seen as such.
+    #expect(reported >= 10, "\(reported)")
+  }
+
   @Test("bad documents are reported at their own lines across batch boundaries")
   func errorsAtTheRightLines() throws {
     let input = stream(count: 100, badEvery: 10)

@@ -399,9 +399,10 @@ final class ConversionEngine {
   /// (``DocumentSkim``); what came before it stands.
   private func parse(upTo end: StreamOffset) {
     // UTF-8 is checked here, strictly, rather than by yajl: yajl parses up to the first bad
-    // byte, and unless it finds an earlier error, that byte is the error. A batch the parallel
-    // reader checked is not checked twice (it starts and ends at line starts, and so does
-    // every piece of it parsed here: no sequence is cut).
+    // byte, and unless it finds an earlier error, that byte is the error. A window that holds
+    // exactly a batch the parallel reader found valid is not checked twice: the batch was cut
+    // after a newline, and every piece of it parsed here ends at a character's end, so each
+    // piece of a valid whole is valid.
     let invalid =
       window.holdsValidUTF8
       ? nil

@@ -47,7 +47,8 @@ struct InputWindow: ~Copyable {
   }
 
   /// Whether every byte the window holds is known to be strictly valid UTF-8: it holds a batch's
-  /// bytes as adopted, which the reader checked (``BatchBytes/isValidUTF8``).
+  /// bytes as adopted, which the reader checked (``BatchBytes/isValidUTF8``); any change to the
+  /// window copies the bytes out and forgets it.
   var holdsValidUTF8: Bool { adopted?.isValidUTF8 ?? false }
 
   /// Copies the adopted bytes from `offset` on into the window's own buffer (before a change).

@@ -59,17 +59,14 @@ struct BatchReader: ~Copyable {
     let first = pendingStart
     let start = nextStart
     nextStart = guessStart(at: split, in: window.view)
-    let bytes = BatchBytes(
-      taking: window.split(at: split, capacity: batchBytes * 2, into: buffers?.take()),
-      returningTo: buffers)
+    let taken = window.split(at: split, capacity: batchBytes * 2, into: buffers?.take())
     // Checked here, where the read has just left them in this core's cache, rather than by the
     // worker's engine on another core (docs/performance.md). Bytes that are not valid are
-    // checked again by the engine, which locates and reports the error.
-    if bytes.withBytes({
-      $0.isEmpty || UTF8Validator.firstInvalid($0.baseAddress!, count: $0.count) == nil
-    }) {
-      bytes.markValidUTF8()
-    }
+    // checked again by the engine that converts them, which locates and reports the error.
+    let isValid =
+      taken.count == 0
+      || UTF8Validator.firstInvalid(taken.bytes.baseAddress!, count: taken.count) == nil
+    let bytes = BatchBytes(taking: taken, returningTo: buffers, isValidUTF8: isValid)
     let batch = Batch(
       index: batches, bytes: bytes, first: first, atInputStart: batches == 0, isLast: isLast,
       start: start)

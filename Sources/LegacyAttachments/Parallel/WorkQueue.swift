@@ -20,13 +20,17 @@ struct Batch: Sendable {
 final class BatchBytes: @unchecked Sendable {
   private(set) var buffer: ByteBuffer
   private let pool: BufferPool?
-  /// The reader found the bytes strictly valid UTF-8 (``markValidUTF8()``): the engine that
+  /// The bytes are known to be strictly valid UTF-8 (the reader checked them): the engine that
   /// adopts them need not check them again.
-  private(set) var isValidUTF8 = false
+  let isValidUTF8: Bool
 
-  init(taking buffer: consuming ByteBuffer, returningTo pool: BufferPool? = nil) {
+  init(
+    taking buffer: consuming ByteBuffer, returningTo pool: BufferPool? = nil,
+    isValidUTF8: Bool = false
+  ) {
     self.buffer = buffer
     self.pool = pool
+    self.isValidUTF8 = isValidUTF8
   }
 
   deinit {
@@ -41,10 +45,6 @@ final class BatchBytes: @unchecked Sendable {
   {
     try body(buffer.bytes)
   }
-
-  /// Records that the bytes are strictly valid UTF-8, before the object is handed to another
-  /// thread.
-  func markValidUTF8() { isValidUTF8 = true }
 
   /// The buffer, leaving an empty one in its place (for ``BufferPool``, once nobody else holds
   /// this object).
