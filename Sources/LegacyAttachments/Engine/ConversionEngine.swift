@@ -400,9 +400,9 @@ final class ConversionEngine {
   private func parse(upTo end: StreamOffset) {
     // UTF-8 is checked here, strictly, rather than by yajl: yajl parses up to the first bad
     // byte, and unless it finds an earlier error, that byte is the error. A window that holds
-    // exactly a batch the parallel reader found valid is not checked twice: the batch was cut
-    // after a newline, and every piece of it parsed here ends at a character's end, so each
-    // piece of a valid whole is valid.
+    // exactly a batch the parallel reader found valid is not checked twice: the batch starts at
+    // the input's start or after a newline, and every piece of it parsed here ends at a
+    // character's end, so each piece of a valid whole is valid.
     let invalid =
       window.holdsValidUTF8
       ? nil
