@@ -95,7 +95,6 @@ struct BatchOutput: Sendable {
     assembled.append(contentsOf: buffer.bytes)
     buffer.count = 0
   }
-
 }
 
 /// What converting one batch produced.
